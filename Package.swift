@@ -1,0 +1,66 @@
+// swift-tools-version:6.0
+// The Pi runs apt's swiftlang 6.0.3: keep the tools version, and every language feature, at 6.0.
+import PackageDescription
+
+let package = Package(
+    name: "ridegate",
+    products: [
+        .executable(name: "ridegate", targets: ["ridegate"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+    ],
+    targets: [
+        // C libraries, found through pkg-config.
+        .systemLibrary(
+            name: "CMosquitto", pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]),
+        .systemLibrary(
+            name: "CBluetooth", pkgConfig: "bluez",
+            providers: [.apt(["libbluetooth-dev"])]),
+        // One shim over libgpiod's v1 (bookworm) and v2 (trixie) APIs, chosen at compile time.
+        .target(
+            name: "CGPIOShim",
+            cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])],
+            linkerSettings: [.linkedLibrary("gpiod")]),
+
+        // Linux calls Swift's Glibc module does not expose.
+        .target(name: "CLinuxShim", cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])]),
+
+        // Pure: parsers, models, rules, payloads. No I/O, no Foundation.
+        .target(name: "RidegateCore"),
+        // Thin adapters over the kernel and the C libraries.
+        .target(
+            name: "RidegateLinux",
+            dependencies: ["RidegateCore", "CMosquitto", "CBluetooth", "CGPIOShim", "CLinuxShim"]),
+        // The one place that wires sources, core and sinks; config loading; the demo's simulated ride.
+        .target(
+            name: "RidegateApp",
+            dependencies: [
+                "RidegateCore", "RidegateLinux",
+                .product(name: "TOMLKit", package: "TOMLKit"),
+            ]),
+        .executableTarget(
+            name: "ridegate",
+            dependencies: [
+                "RidegateApp", "RidegateCore", "RidegateLinux",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+
+        .target(
+            name: "RidegateTestSupport",
+            dependencies: ["RidegateCore", "RidegateLinux"],
+            path: "Tests/RidegateTestSupport"),
+        .testTarget(
+            name: "RidegateCoreTests",
+            dependencies: ["RidegateCore", "RidegateTestSupport"]),
+        .testTarget(
+            name: "RidegateLinuxTests",
+            dependencies: ["RidegateLinux", "RidegateCore", "RidegateTestSupport"]),
+        .testTarget(
+            name: "RidegateAppTests",
+            dependencies: ["RidegateApp", "RidegateLinux", "RidegateCore", "RidegateTestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

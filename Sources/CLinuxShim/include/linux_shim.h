@@ -1,0 +1,10 @@
+/* Linux calls that Swift's Glibc module does not expose (they sit behind feature-test macros). */
+#ifndef RIDEGATE_LINUX_SHIM_H
+#define RIDEGATE_LINUX_SHIM_H
+#include <stddef.h>
+
+/* posix_openpt(3) + grantpt(3) + unlockpt(3) + ptsname_r(3): a new pty pair. Returns the controller
+ * descriptor and writes the device path into `path`; -1 with errno set on failure. */
+int rg_open_pty(char *path, size_t path_size);
+
+#endif

@@ -1,0 +1,144 @@
+import Glibc
+import RidegateCore
+import RidegateLinux
+
+/// The one place that builds sources and sinks from a configuration and hands them to the `Gateway`.
+public enum GatewayAssembly {
+    public struct DemoOptions: Sendable {
+        public var ridePath: String
+        public var speed: Double
+
+        public init(ridePath: String, speed: Double) {
+            self.ridePath = ridePath
+            self.speed = speed
+        }
+    }
+
+    public struct SetupError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// The daemon: the configured GPS and (once the Bluetooth adapter lands) straps, the configured LED,
+    /// and MQTT.
+    public static func daemon(config: GatewayConfig, logger: Logger) throws(SetupError) -> Gateway {
+        let clock = SystemClock()
+        var sources: [any EventSource] = []
+        if config.gps.enabled {
+            let baud: Int
+            switch config.gps.baud {
+            case .fixed(let rate): baud = rate
+            case .auto: baud = 9600 // rate detection arrives with the GPS issue; 9600 is the common default
+            }
+            sources.append(GPSSource(devicePath: config.gps.device, baud: baud, clock: clock, logger: logger.labeled("gps")))
+        }
+        if config.heartRate.enabled {
+            logger.warning("heart-rate straps over Bluetooth are not wired in yet; running without them")
+        }
+        let sinks = try makeSinks(config: config, deviceID: deviceID(config), logger: logger)
+        return Gateway(sources: sources, sinks: sinks, core: makeCore(config), clock: clock, logger: logger.labeled("gateway"))
+    }
+
+    /// The demo: the real pipeline with a replayed receiver on a pty and a simulated strap.
+    public static func demo(config: GatewayConfig, options: DemoOptions, logger: Logger) throws(SetupError) -> Gateway {
+        let capture: [UInt8]
+        do {
+            capture = try TextFile.readBytes(options.ridePath)
+        } catch {
+            throw SetupError(description: "cannot read the demo ride: \(error). Pass one with --ride PATH")
+        }
+        let pty: PseudoTerminal
+        do {
+            pty = try PseudoTerminal()
+        } catch {
+            throw SetupError(description: "cannot create a pseudo-terminal for the simulated GPS: \(error)")
+        }
+        let clock = SystemClock(rate: options.speed)
+        let demoLogger = logger.labeled("demo")
+        let replayer = NMEAReplayer(capture: capture, speed: options.speed, logger: demoLogger)
+        let profile = RideProfile(nmea: capture)
+        demoLogger.info("simulated ride", [
+            ("demo.ride", options.ridePath), ("demo.minutes", String(Int(profile.duration / 60))),
+            ("demo.speed", String(options.speed)), ("gps.device", pty.devicePath),
+        ])
+        let sources: [any EventSource] = [
+            GPSSource(devicePath: pty.devicePath, baud: 9600, clock: clock, logger: logger.labeled("gps"), stopWhenDeviceCloses: true),
+            SimulatedStrap(strapID: "demo-strap", profile: profile, speed: options.speed, clock: clock, logger: logger.labeled("strap")),
+        ]
+        var config = config
+        if config.led.mode == .off { config.led.mode = .console }
+        let sinks = try makeSinks(config: config, deviceID: deviceID(config), logger: logger)
+        return Gateway(sources: sources, sinks: sinks, core: makeCore(config), clock: clock, logger: logger.labeled("gateway"),
+                       stopWhenSourcesEnd: true, companions: [{
+                           await replayer.play(into: pty)
+                           pty.close()
+                       }])
+    }
+
+    public static func deviceID(_ config: GatewayConfig) -> String {
+        if let id = config.deviceID { return id }
+        var name = [CChar](repeating: 0, count: 256)
+        guard gethostname(&name, name.count) == 0 else { return "ridegate" }
+        return DeviceID.from(hostname: String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+    }
+
+    static func makeCore(_ config: GatewayConfig) -> GatewayCore {
+        GatewayCore(settings: .init(
+            zones: config.zones.zones, zoneMarginBPM: config.zones.marginBPM, zoneDwellSeconds: config.zones.dwellSeconds,
+            autoPauseSpeed: config.ride.autoPauseSpeed, rideSummaryInterval: config.ride.summaryIntervalSeconds,
+            heartRateEnabled: config.heartRate.enabled))
+    }
+
+    static func makeSinks(config: GatewayConfig, deviceID: String, logger: Logger) throws(SetupError) -> [any EffectSink] {
+        var sinks: [any EffectSink] = []
+        switch config.led.mode {
+        case .off:
+            break
+        case .console:
+            sinks.append(LEDSink(output: ConsoleLEDOutput(logger: logger.labeled("led"))))
+        case .single:
+            let selector: GPIOOutputLine.Selector = config.led.lineName.map { .name($0) }
+                ?? .offset(chip: config.led.chip, offset: config.led.line ?? 0)
+            do {
+                let line = try GPIOOutputLine(selector, activeLow: config.led.activeLow)
+                sinks.append(LEDSink(output: GPIOLEDOutput(line: line, logger: logger.labeled("led"))))
+            } catch {
+                throw SetupError(description: error.description)
+            }
+        }
+
+        let prefix = "\(config.mqtt.prefix)/\(deviceID)"
+        var password: String?
+        if let file = config.mqtt.passwordFile {
+            password = try readPassword(file)
+        }
+        let settings = MQTTSettings(
+            host: config.mqtt.host, port: config.mqtt.port, clientID: config.mqtt.clientID ?? "ridegate-\(deviceID)",
+            keepaliveSeconds: config.mqtt.keepaliveSeconds, username: config.mqtt.username, password: password,
+            reconnectMinSeconds: config.mqtt.reconnectMinSeconds, reconnectMaxSeconds: config.mqtt.reconnectMaxSeconds,
+            statusTopic: "\(prefix)/status")
+        do {
+            let client = try MosquittoClient(settings: settings, topicPrefix: prefix, logger: logger.labeled("mqtt"))
+            try client.start()
+            sinks.append(MQTTSink(client: client))
+        } catch {
+            throw SetupError(description: error.description)
+        }
+        return sinks
+    }
+
+    /// The first line of the password file; refused when others can read it.
+    static func readPassword(_ path: String) throws(SetupError) -> String {
+        do {
+            let mode = try TextFile.mode(path)
+            if mode & 0o004 != 0 {
+                throw SetupError(description: "\(path): the MQTT password file is world-readable; run: chmod 600 \(path)")
+            }
+            let text = try TextFile.read(path)
+            return String(text.prefix { $0 != "\n" && $0 != "\r" })
+        } catch let error as SetupError {
+            throw error
+        } catch {
+            throw SetupError(description: "cannot read mqtt.password_file: \(error)")
+        }
+    }
+}

@@ -1,0 +1,125 @@
+import Dispatch
+import RidegateCore
+import RidegateLinux
+
+/// Where LED levels go: a GPIO line, or the console when there is no GPIO chip (the demo).
+public protocol LEDOutput: Sendable {
+    func set(_ on: Bool)
+    /// Told once per signal change, before its pattern starts; the console shows it as a line.
+    func willShow(_ signal: LEDSignal, pattern: BlinkPattern)
+    func release()
+}
+
+/// Drives an LED through the pure blink patterns with one Dispatch timer that fires only at the next
+/// edge of the pattern: a steady LED costs no wakeups at all.
+public final class LEDSink: EffectSink, @unchecked Sendable {
+    // @unchecked: every mutable field below is touched only on `queue`.
+    private let queue = DispatchQueue(label: "ridegate.led")
+    private let output: any LEDOutput
+    private var timer: DispatchSourceTimer?
+    private var pattern = BlinkPattern.off
+    private var elapsed = 0
+    private var stopped = false
+
+    public init(output: any LEDOutput) {
+        self.output = output
+    }
+
+    public func apply(_ effect: Effect) {
+        guard case .showOnLED(let signal) = effect else { return }
+        queue.async { self.show(signal) }
+    }
+
+    private func show(_ signal: LEDSignal) {
+        guard !stopped else { return }
+        pattern = SingleLEDPatterns.pattern(for: signal)
+        output.willShow(signal, pattern: pattern)
+        elapsed = 0
+        output.set(pattern.isOn(atMilliseconds: 0))
+        schedule()
+    }
+
+    private func schedule() {
+        timer?.cancel()
+        timer = nil
+        guard let wait = pattern.millisecondsToNextEdge(after: elapsed) else { return }
+        let t = DispatchSource.makeTimerSource(queue: queue)
+        t.schedule(deadline: .now() + .milliseconds(wait), leeway: .milliseconds(5))
+        t.setEventHandler { [weak self] in
+            guard let self, !self.stopped else { return }
+            self.elapsed += wait
+            self.output.set(self.pattern.isOn(atMilliseconds: self.elapsed))
+            self.schedule()
+        }
+        timer = t
+        t.resume()
+    }
+
+    /// LED off and the line released; part of the orderly shutdown.
+    public func shutdown() async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            queue.async {
+                self.stopped = true
+                self.timer?.cancel()
+                self.timer = nil
+                self.output.set(false)
+                self.output.release()
+                done.resume()
+            }
+        }
+    }
+}
+
+/// A real LED on a GPIO line.
+public struct GPIOLEDOutput: LEDOutput {
+    let line: GPIOOutputLine
+    let logger: Logger
+
+    public init(line: GPIOOutputLine, logger: Logger) {
+        self.line = line
+        self.logger = logger
+    }
+
+    public func set(_ on: Bool) {
+        do {
+            try line.set(on)
+        } catch {
+            logger.error("cannot set the LED line", [("led.chip", line.chipPath), ("led.line", String(line.offset)), ("led.error", "\(error)")])
+        }
+    }
+
+    public func willShow(_ signal: LEDSignal, pattern: BlinkPattern) {
+        logger.debug("LED pattern", [("led.signal", signal.description)])
+    }
+
+    public func release() { line.release() }
+}
+
+/// The demo's LED: one log line per change, saying what a real LED would do.
+public struct ConsoleLEDOutput: LEDOutput {
+    let logger: Logger
+
+    public init(logger: Logger) { self.logger = logger }
+
+    public func set(_ on: Bool) {}
+
+    public func willShow(_ signal: LEDSignal, pattern: BlinkPattern) {
+        logger.notice("LED", [("led.signal", signal.description), ("led.pattern", Self.describe(pattern))])
+    }
+
+    public func release() {
+        logger.notice("LED", [("led.signal", "off")])
+    }
+
+    /// `▮▯▮▯▯▯▯` at 250 ms per character: the pattern as a rider would see it.
+    static func describe(_ pattern: BlinkPattern) -> String {
+        guard pattern.periodMilliseconds > 0 else { return "dark" }
+        var text = ""
+        var t = 0
+        while t < pattern.periodMilliseconds, text.count < 40 {
+            text.append(pattern.isOn(atMilliseconds: t) ? "▮" : "▯")
+            t += 100
+        }
+        return text
+    }
+}

@@ -1,0 +1,19 @@
+import RidegateCore
+import RidegateLinux
+
+/// Publishes the core's messages through libmosquitto (whose own thread does the network I/O).
+public struct MQTTSink: EffectSink {
+    let client: MosquittoClient
+
+    public init(client: MosquittoClient) {
+        self.client = client
+    }
+
+    public func apply(_ effect: Effect) {
+        if case .publish(let publication) = effect { client.publish(publication) }
+    }
+
+    public func shutdown() async {
+        await client.shutdown()
+    }
+}

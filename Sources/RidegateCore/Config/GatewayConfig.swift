@@ -1,0 +1,187 @@
+/// Everything the daemon can be told, with its defaults. Every key is documented in docs/config.md; keep
+/// the two in step.
+public struct GatewayConfig: Sendable, Equatable {
+    public struct MQTT: Sendable, Equatable {
+        public var host = "localhost"
+        public var port = 1883
+        public var prefix = "ridegate"
+        public var clientID: String?
+        public var keepaliveSeconds = 30
+        public var qos = 1
+        public var username: String?
+        public var passwordFile: String?
+        public var reconnectMinSeconds = 1
+        public var reconnectMaxSeconds = 30
+    }
+
+    public struct GPS: Sendable, Equatable {
+        public enum Baud: Sendable, Equatable {
+            case fixed(Int)
+            case auto
+        }
+
+        public var enabled = true
+        public var device = "/dev/ridegate-gps"
+        public var baud = Baud.fixed(9600)
+    }
+
+    public struct HeartRate: Sendable, Equatable {
+        public var enabled = true
+        /// Addresses (`AA:BB:CC:DD:EE:FF`), name patterns (`Polar H10*`), or `auto`.
+        public var straps = ["auto"]
+    }
+
+    public struct Zones: Sendable, Equatable {
+        public var maxHeartRate = 190
+        public var percentages: [Double] = [50, 60, 70, 80, 90]
+        public var marginBPM = 2
+        public var dwellSeconds = 3.0
+
+        public var zones: HeartRateZones { .percentOfMax(maxHeartRate, percentages: percentages) }
+    }
+
+    public struct LED: Sendable, Equatable {
+        public enum Mode: String, Sendable, Equatable, CaseIterable {
+            case off, single, console
+        }
+
+        public var mode = Mode.off
+        public var chip = "gpiochip0"
+        public var line: Int?
+        public var lineName: String?
+        public var activeLow = false
+    }
+
+    public struct Ride: Sendable, Equatable {
+        public var autoPauseSpeed = 1.0
+        public var summaryIntervalSeconds = 10.0
+    }
+
+    public var deviceID: String?
+    public var logLevel = Logger.Level.info
+    public var mqtt = MQTT()
+    public var gps = GPS()
+    public var heartRate = HeartRate()
+    public var zones = Zones()
+    public var led = LED()
+    public var ride = Ride()
+
+    public init() {}
+
+    /// Validates a parsed document into a configuration.
+    public init(document root: ConfigNode, file: String) throws(ConfigError) {
+        var top = try ConfigTableReader(file: file, path: "", node: root)
+        if let id = try top.optionalString("device_id") {
+            guard DeviceID.isValid(id) else {
+                throw top.error("device_id", root.tableEntry("device_id"),
+                                "\"\(id)\" is not allowed; use letters, digits, '-' and '_' (it becomes part of MQTT topics)")
+            }
+            deviceID = id
+        }
+        let levelName = try top.choice("log_level", default: "info", allowed: Logger.Level.allCases.map(\.name))
+        logLevel = Logger.Level(name: levelName) ?? .info
+
+        var m = try top.subtable("mqtt")
+        mqtt.host = try m.string("host", default: mqtt.host)
+        mqtt.port = try m.integer("port", default: mqtt.port, range: 1...65535)
+        mqtt.prefix = try m.string("prefix", default: mqtt.prefix)
+        guard !mqtt.prefix.isEmpty, !mqtt.prefix.contains(where: { "#+".contains($0) }), !mqtt.prefix.hasSuffix("/") else {
+            throw m.error("prefix", m.table["prefix"], "\"\(mqtt.prefix)\" is not a topic prefix; use e.g. \"ridegate\" or \"home/bike\" (no '#', '+', or trailing '/')")
+        }
+        mqtt.clientID = try m.optionalString("client_id")
+        mqtt.keepaliveSeconds = try m.integer("keepalive_s", default: mqtt.keepaliveSeconds, range: 5...3600)
+        mqtt.qos = try m.integer("qos", default: mqtt.qos, range: 0...2)
+        mqtt.username = try m.optionalString("username")
+        mqtt.passwordFile = try m.optionalString("password_file")
+        mqtt.reconnectMinSeconds = try m.integer("reconnect_min_s", default: mqtt.reconnectMinSeconds, range: 1...300)
+        mqtt.reconnectMaxSeconds = try m.integer("reconnect_max_s", default: mqtt.reconnectMaxSeconds, range: 1...3600)
+        guard mqtt.reconnectMaxSeconds >= mqtt.reconnectMinSeconds else {
+            throw m.error("reconnect_max_s", m.table["reconnect_max_s"], "\(mqtt.reconnectMaxSeconds) is below reconnect_min_s (\(mqtt.reconnectMinSeconds))")
+        }
+        try m.finish()
+
+        var g = try top.subtable("gps")
+        gps.enabled = try g.bool("enabled", default: gps.enabled)
+        gps.device = try g.string("device", default: gps.device)
+        if let node = g.node("baud") {
+            switch node.value {
+            case .string("auto"): gps.baud = .auto
+            case .integer(let rate) where SerialBaud.supported.contains(rate): gps.baud = .fixed(rate)
+            default:
+                throw g.error("baud", node, "\(node.rendered) is not allowed; use one of \(SerialBaud.supported.map(String.init).joined(separator: ", ")) or \"auto\"")
+            }
+        }
+        try g.finish()
+
+        var h = try top.subtable("heart_rate")
+        heartRate.enabled = try h.bool("enabled", default: heartRate.enabled)
+        heartRate.straps = try h.strings("straps", default: heartRate.straps)
+        for strap in heartRate.straps where strap != "auto" && strap.isEmpty {
+            throw h.error("straps", h.table["straps"], "an empty strap entry; use an address (\"AA:BB:CC:DD:EE:FF\"), a name pattern (\"Polar*\"), or \"auto\"")
+        }
+        try h.finish()
+
+        var z = try top.subtable("zones")
+        zones.maxHeartRate = try z.integer("max_hr", default: zones.maxHeartRate, range: 100...230)
+        zones.percentages = try z.numbers("percentages", default: zones.percentages)
+        guard (1...10).contains(zones.percentages.count),
+              zip(zones.percentages, zones.percentages.dropFirst()).allSatisfy({ $0 < $1 }),
+              zones.percentages.allSatisfy({ (30...100).contains($0) }) else {
+            throw z.error("percentages", z.table["percentages"],
+                          "\(z.table["percentages"]?.rendered ?? "") must be 1 to 10 strictly increasing percentages of max_hr between 30 and 100, e.g. [50, 60, 70, 80, 90]")
+        }
+        zones.marginBPM = try z.integer("margin_bpm", default: zones.marginBPM, range: 0...20)
+        zones.dwellSeconds = try z.number("dwell_s", default: zones.dwellSeconds, range: 0...60)
+        try z.finish()
+
+        var l = try top.subtable("led")
+        let modeName = try l.choice("mode", default: led.mode.rawValue, allowed: LED.Mode.allCases.map(\.rawValue))
+        led.mode = LED.Mode(rawValue: modeName) ?? .off
+        led.chip = try l.string("chip", default: led.chip)
+        led.line = try l.optionalInteger("line", range: 0...1023)
+        led.lineName = try l.optionalString("line_name")
+        led.activeLow = try l.bool("active_low", default: led.activeLow)
+        if led.mode == .single, led.line == nil, led.lineName == nil {
+            throw l.error("mode", l.table["mode"], "\"single\" needs a GPIO line: set led.line (an offset on led.chip, e.g. 17) or led.line_name (e.g. \"GPIO17\")")
+        }
+        if led.line != nil, led.lineName != nil {
+            throw l.error("line_name", l.table["line_name"], "set either led.line or led.line_name, not both")
+        }
+        try l.finish()
+
+        var r = try top.subtable("ride")
+        ride.autoPauseSpeed = try r.number("auto_pause_speed_mps", default: ride.autoPauseSpeed, range: 0...10)
+        ride.summaryIntervalSeconds = try r.number("summary_interval_s", default: ride.summaryIntervalSeconds, range: 1...3600)
+        try r.finish()
+
+        try top.finish()
+    }
+}
+
+extension ConfigNode {
+    func tableEntry(_ key: String) -> ConfigNode? {
+        guard case .table(let entries) = value else { return nil }
+        return entries[key]
+    }
+}
+
+public enum SerialBaud {
+    public static let supported = [4800, 9600, 19200, 38400, 57600, 115_200, 230_400, 460_800, 921_600]
+}
+
+public enum DeviceID {
+    /// Topic-safe: no '/', '#', '+', or spaces.
+    public static func isValid(_ id: String) -> Bool {
+        !id.isEmpty && id.count <= 64 && id.unicodeScalars.allSatisfy {
+            ($0.properties.isAlphabetic && $0.isASCII) || ("0"..."9").contains($0) || $0 == "-" || $0 == "_"
+        }
+    }
+
+    /// A hostname made topic-safe (dots and other characters become '-').
+    public static func from(hostname: String) -> String {
+        let cleaned = String(hostname.prefix(64).map { c -> Character in
+            c.isASCII && (c.isLetter || c.isNumber || c == "-" || c == "_") ? c : "-"
+        })
+        return cleaned.isEmpty ? "ridegate" : cleaned
+    }
+}

@@ -1,0 +1,136 @@
+/// Writes one JSON object, key by key, into a string: the payloads are flat and small, and this keeps
+/// Foundation's JSONEncoder (and its allocations) off the per-reading path.
+public struct JSONObjectWriter: Sendable {
+    private var text: String
+    private var empty = true
+
+    public init(capacity: Int = 192) {
+        text = "{"
+        text.reserveCapacity(capacity)
+    }
+
+    private mutating func key(_ key: String) {
+        if !empty { text.append(",") }
+        empty = false
+        JSONObjectWriter.appendQuoted(key, to: &text)
+        text.append(":")
+    }
+
+    public mutating func add(_ name: String, _ value: String) {
+        key(name)
+        JSONObjectWriter.appendQuoted(value, to: &text)
+    }
+
+    public mutating func add(_ name: String, _ value: Int) {
+        key(name)
+        text.append(String(value))
+    }
+
+    public mutating func add(_ name: String, _ value: Bool) {
+        key(name)
+        text.append(value ? "true" : "false")
+    }
+
+    /// A number rounded to `decimals` places; non-finite values become `null`.
+    public mutating func add(_ name: String, _ value: Double, decimals: Int) {
+        key(name)
+        JSONObjectWriter.appendNumber(value, decimals: decimals, to: &text)
+    }
+
+    public mutating func addNull(_ name: String) {
+        key(name)
+        text.append("null")
+    }
+
+    public mutating func add(_ name: String, _ values: [Double], decimals: Int) {
+        key(name)
+        text.append("[")
+        for (index, value) in values.enumerated() {
+            if index > 0 { text.append(",") }
+            JSONObjectWriter.appendNumber(value, decimals: decimals, to: &text)
+        }
+        text.append("]")
+    }
+
+    public mutating func add(_ name: String, _ values: [Int]) {
+        key(name)
+        text.append("[")
+        for (index, value) in values.enumerated() {
+            if index > 0 { text.append(",") }
+            text.append(String(value))
+        }
+        text.append("]")
+    }
+
+    /// Inserts already-encoded JSON (a nested object written by another writer).
+    public mutating func add(_ name: String, json: String) {
+        key(name)
+        text.append(json)
+    }
+
+    /// Optional helpers: absent values are written as `null`, so subscribers see every field every time.
+    public mutating func add(_ name: String, _ value: Double?, decimals: Int) {
+        if let value { add(name, value, decimals: decimals) } else { addNull(name) }
+    }
+
+    public mutating func add(_ name: String, _ value: Int?) {
+        if let value { add(name, value) } else { addNull(name) }
+    }
+
+    public mutating func add(_ name: String, _ value: String?) {
+        if let value { add(name, value) } else { addNull(name) }
+    }
+
+    public func finish() -> String { text + "}" }
+
+    static func appendNumber(_ value: Double, decimals: Int, to text: inout String) {
+        guard value.isFinite else {
+            text.append("null")
+            return
+        }
+        var scale = 1.0
+        for _ in 0..<decimals { scale *= 10 }
+        let scaled = (value * scale).rounded()
+        if abs(scaled) < 9.0e15 {
+            // Integer arithmetic prints exactly `decimals` places with no binary-fraction noise.
+            let integer = Int64(scaled)
+            let negative = integer < 0
+            let magnitude = negative ? UInt64(-integer) : UInt64(integer)
+            let divisor = UInt64(scale)
+            if negative { text.append("-") }
+            text.append(String(magnitude / divisor))
+            if decimals > 0 {
+                var fraction = String(magnitude % divisor)
+                while fraction.count < decimals { fraction = "0" + fraction }
+                while fraction.hasSuffix("0") { fraction.removeLast() }
+                if !fraction.isEmpty {
+                    text.append(".")
+                    text.append(fraction)
+                }
+            }
+        } else {
+            text.append(String(value))
+        }
+    }
+
+    static func appendQuoted(_ value: String, to text: inout String) {
+        text.append("\"")
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": text.append("\\\"")
+            case "\\": text.append("\\\\")
+            case "\n": text.append("\\n")
+            case "\r": text.append("\\r")
+            case "\t": text.append("\\t")
+            case _ where scalar.value < 0x20:
+                let hex = Array("0123456789abcdef")
+                text.append("\\u00")
+                text.append(hex[Int(scalar.value >> 4)])
+                text.append(hex[Int(scalar.value & 0xF)])
+            default:
+                text.unicodeScalars.append(scalar)
+            }
+        }
+        text.append("\"")
+    }
+}

@@ -1,0 +1,21 @@
+/// What the LED should tell the rider. Heart-rate state outranks GPS state: the zone is why the LED exists.
+public enum LEDSignal: Sendable, Equatable, CustomStringConvertible {
+    case off
+    /// Zone 1…`of` (zone 0, below zone 1, shows as `.zone(0, …)`: a single short blink every few seconds).
+    case zone(Int, of: Int)
+    case searchingForStrap
+    case strapLost
+    case noSensorContact
+    case noGPSFix
+
+    public var description: String {
+        switch self {
+        case .off: "off"
+        case .zone(let n, let top): "zone \(n)/\(top)"
+        case .searchingForStrap: "searching for strap"
+        case .strapLost: "strap lost"
+        case .noSensorContact: "no sensor contact"
+        case .noGPSFix: "no GPS fix"
+        }
+    }
+}

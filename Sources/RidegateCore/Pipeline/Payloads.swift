@@ -1,0 +1,56 @@
+/// JSON payloads, one function per topic. Field names carry their units (`speed_mps`, `rr_ms`); every
+/// field is always present (null when unknown), so a subscriber never guesses. Documented in docs/mqtt.md.
+public enum Payloads {
+    public static func heartRate(_ m: HeartRateMeasurement, strap: String, zone: Int?, ts: Timestamp,
+                                 seq: Int, clockTrusted: Bool) -> String {
+        var json = JSONObjectWriter()
+        json.add("ts", ts.iso8601)
+        json.add("seq", seq)
+        json.add("strap", strap)
+        json.add("bpm", m.beatsPerMinute)
+        json.add("zone", zone)
+        json.add("contact", m.sensorContact.rawValue)
+        json.add("rr_ms", m.rrIntervalsMilliseconds, decimals: 1)
+        json.add("energy_kj", m.energyExpendedKilojoules)
+        json.add("clock_trusted", clockTrusted)
+        return json.finish()
+    }
+
+    public static func gps(_ fix: GPSFix, ride: RideTracker.Summary, ts: Timestamp, seq: Int) -> String {
+        var json = JSONObjectWriter()
+        json.add("ts", ts.iso8601)
+        json.add("seq", seq)
+        json.add("mode", fix.mode.name)
+        json.add("lat", fix.latitude, decimals: 7)
+        json.add("lon", fix.longitude, decimals: 7)
+        json.add("alt_m", fix.altitudeMSL, decimals: 1)
+        json.add("speed_mps", ride.speedMetersPerSecond ?? fix.speedMetersPerSecond, decimals: 2)
+        json.add("track_deg", fix.trackDegrees, decimals: 1)
+        json.add("sats", fix.satellitesUsed)
+        json.add("hdop", fix.hdop, decimals: 2)
+        json.add("distance_m", ride.distanceMeters, decimals: 1)
+        json.add("moving", ride.isMoving)
+        return json.finish()
+    }
+
+    public static func ride(_ ride: RideTracker.Summary, secondsInZone: [Double], ts: Timestamp, seq: Int) -> String {
+        var json = JSONObjectWriter()
+        json.add("ts", ts.iso8601)
+        json.add("seq", seq)
+        json.add("distance_m", ride.distanceMeters, decimals: 1)
+        json.add("moving_s", ride.movingSeconds, decimals: 0)
+        json.add("elapsed_s", ride.elapsedSeconds, decimals: 0)
+        json.add("avg_speed_mps", ride.averageMovingSpeedMetersPerSecond, decimals: 2)
+        json.add("max_speed_mps", ride.maxSpeedMetersPerSecond, decimals: 2)
+        json.add("zone_s", secondsInZone, decimals: 0)
+        return json.finish()
+    }
+
+    public static func deviceState(_ state: String, ts: Timestamp, extra: [(String, String)] = []) -> String {
+        var json = JSONObjectWriter(capacity: 64)
+        json.add("ts", ts.iso8601)
+        json.add("state", state)
+        for (key, value) in extra { json.add(key, value) }
+        return json.finish()
+    }
+}

@@ -1,0 +1,20 @@
+/// One MQTT message the core wants sent. `topic` is relative to `<prefix>/<device_id>/`.
+public struct Publication: Sendable, Equatable {
+    public var topic: String
+    public var payload: String
+    public var retain: Bool
+    public var qos: Int
+
+    public init(topic: String, payload: String, retain: Bool = false, qos: Int = 1) {
+        self.topic = topic
+        self.payload = payload
+        self.retain = retain
+        self.qos = qos
+    }
+}
+
+/// What the core asks of the sinks after an event.
+public enum Effect: Sendable, Equatable {
+    case publish(Publication)
+    case showOnLED(LEDSignal)
+}

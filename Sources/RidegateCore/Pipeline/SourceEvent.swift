@@ -1,0 +1,35 @@
+/// When a source saw something: the monotonic clock (for intervals, never jumps) and the system's wall
+/// clock (a Pi without RTC or network may be years off until GPS sets the reference).
+public struct ReceiveTime: Sendable, Equatable {
+    public var monotonicSeconds: Double
+    public var system: Timestamp
+
+    public init(monotonicSeconds: Double, system: Timestamp) {
+        self.monotonicSeconds = monotonicSeconds
+        self.system = system
+    }
+}
+
+/// Everything the sources tell the core. Sources only observe; the core decides what it means.
+public enum SourceEvent: Sendable {
+    case heartRate(strap: String, HeartRateMeasurement, at: ReceiveTime)
+    case heartRateUndecodable(strap: String, HeartRateMeasurementError, at: ReceiveTime)
+    case strapState(strap: String, StrapState, at: ReceiveTime)
+    case gpsFix(GPSFix, at: ReceiveTime)
+    case gpsState(GPSDeviceState, at: ReceiveTime)
+}
+
+public enum StrapState: String, Sendable {
+    case searching, connecting, connected, lost
+}
+
+public enum GPSDeviceState: String, Sendable {
+    /// Fixes with a position are arriving.
+    case ok
+    /// Valid NMEA, but no position yet (cold start, indoors).
+    case noFix = "no_fix"
+    /// The device node is absent (unplugged, wrong path).
+    case noDevice = "no_device"
+    /// The device is open but nothing parseable arrives (wrong baud, wiring).
+    case noData = "no_data"
+}

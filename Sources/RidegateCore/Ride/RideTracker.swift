@@ -1,0 +1,63 @@
+/// Distance, moving time and speeds for one ride, from successive fixes.
+///
+/// The classic bug is a distance that grows while the bike stands still, because every fix jitters a few
+/// metres. Here a fix adds distance only while the bike is moving (speed at or above the auto-pause
+/// threshold); while paused the last moving position stays the anchor, so on restart the first leg is
+/// measured from where the bike really stopped, and jitter around the stop never accumulates.
+public struct RideTracker: Sendable {
+    public struct Summary: Sendable, Equatable {
+        public var distanceMeters: Double = 0
+        public var movingSeconds: Double = 0
+        public var elapsedSeconds: Double = 0
+        public var maxSpeedMetersPerSecond: Double = 0
+        public var isMoving = false
+        public var speedMetersPerSecond: Double?
+
+        public var averageMovingSpeedMetersPerSecond: Double {
+            movingSeconds > 0 ? distanceMeters / movingSeconds : 0
+        }
+    }
+
+    public let autoPauseSpeed: Double
+    /// A gap longer than this (tunnel, unplugged receiver) is not counted as moving time.
+    public let maximumGapSeconds: Double
+    public private(set) var summary = Summary()
+    private var anchor: (lat: Double, lon: Double, time: Timestamp)?
+    private var previousTime: Timestamp?
+    private var startTime: Timestamp?
+
+    public init(autoPauseSpeed: Double = 1.0, maximumGapSeconds: Double = 10) {
+        self.autoPauseSpeed = autoPauseSpeed
+        self.maximumGapSeconds = maximumGapSeconds
+    }
+
+    public mutating func add(_ fix: GPSFix) {
+        guard fix.hasPosition, let lat = fix.latitude, let lon = fix.longitude, let time = fix.time else { return }
+        if let previous = previousTime, time <= previous { return } // a repeated or out-of-order epoch
+        if startTime == nil { startTime = time }
+        summary.elapsedSeconds = time - (startTime ?? time)
+
+        var speed = fix.speedMetersPerSecond
+        if speed == nil, let a = anchor, time - a.time > 0 {
+            // No speed over ground in this epoch: derive it from the positions.
+            speed = GreatCircle.distanceMeters(lat1: a.lat, lon1: a.lon, lat2: lat, lon2: lon) / (time - a.time)
+        }
+        let moving = (speed ?? 0) >= autoPauseSpeed
+        summary.speedMetersPerSecond = speed
+        summary.isMoving = moving
+
+        if moving {
+            if let a = anchor {
+                summary.distanceMeters += GreatCircle.distanceMeters(lat1: a.lat, lon1: a.lon, lat2: lat, lon2: lon)
+            }
+            if let previous = previousTime, time - previous <= maximumGapSeconds {
+                summary.movingSeconds += time - previous
+            }
+            summary.maxSpeedMetersPerSecond = max(summary.maxSpeedMetersPerSecond, speed ?? 0)
+            anchor = (lat, lon, time)
+        } else if anchor == nil {
+            anchor = (lat, lon, time)
+        }
+        previousTime = time
+    }
+}

@@ -1,0 +1,55 @@
+/// A point in UTC time, seconds since 1970-01-01T00:00:00Z (leap seconds ignored, as in POSIX time).
+///
+/// The core never reads a clock: every timestamp comes in with the event that carries it.
+public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public var secondsSince1970: Double
+
+    public init(secondsSince1970: Double) {
+        self.secondsSince1970 = secondsSince1970
+    }
+
+    public init(date: CivilDate, secondsOfDay: Double) {
+        secondsSince1970 = Double(date.daysSince1970) * 86_400 + secondsOfDay
+    }
+
+    public var date: CivilDate { CivilDate(daysSince1970: Int((secondsSince1970 / 86_400).rounded(.down))) }
+
+    public var secondsOfDay: Double {
+        secondsSince1970 - Double(date.daysSince1970) * 86_400
+    }
+
+    public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool { lhs.secondsSince1970 < rhs.secondsSince1970 }
+
+    public static func + (lhs: Timestamp, seconds: Double) -> Timestamp {
+        Timestamp(secondsSince1970: lhs.secondsSince1970 + seconds)
+    }
+
+    public static func - (lhs: Timestamp, rhs: Timestamp) -> Double { lhs.secondsSince1970 - rhs.secondsSince1970 }
+
+    /// ISO 8601 UTC with milliseconds: `2026-06-21T07:00:00.000Z`.
+    public var iso8601: String {
+        let millis = Int64((secondsSince1970 * 1000).rounded(.down))
+        let days = Int((Double(millis) / 86_400_000).rounded(.down))
+        var msOfDay = Int(millis - Int64(days) * 86_400_000)
+        let hour = msOfDay / 3_600_000
+        msOfDay -= hour * 3_600_000
+        let minute = msOfDay / 60_000
+        msOfDay -= minute * 60_000
+        let second = msOfDay / 1000
+        let ms = msOfDay - second * 1000
+        var text = CivilDate(daysSince1970: days).description
+        text.reserveCapacity(24)
+        text.append("T")
+        appendPadded(hour, width: 2, to: &text)
+        text.append(":")
+        appendPadded(minute, width: 2, to: &text)
+        text.append(":")
+        appendPadded(second, width: 2, to: &text)
+        text.append(".")
+        appendPadded(ms, width: 3, to: &text)
+        text.append("Z")
+        return text
+    }
+
+    public var description: String { iso8601 }
+}

@@ -1,0 +1,34 @@
+/// How to reach the broker; built from the config by the wiring.
+public struct MQTTSettings: Sendable {
+    public var host: String
+    public var port: Int
+    public var clientID: String
+    public var keepaliveSeconds: Int
+    public var username: String?
+    public var password: String?
+    public var reconnectMinSeconds: Int
+    public var reconnectMaxSeconds: Int
+    /// Full topic of the retained online/offline status, also the last will.
+    public var statusTopic: String
+
+    public init(host: String, port: Int, clientID: String, keepaliveSeconds: Int = 30, username: String? = nil,
+                password: String? = nil, reconnectMinSeconds: Int = 1, reconnectMaxSeconds: Int = 30, statusTopic: String) {
+        self.host = host
+        self.port = port
+        self.clientID = clientID
+        self.keepaliveSeconds = keepaliveSeconds
+        self.username = username
+        self.password = password
+        self.reconnectMinSeconds = reconnectMinSeconds
+        self.reconnectMaxSeconds = reconnectMaxSeconds
+        self.statusTopic = statusTopic
+    }
+}
+
+public struct MQTTError: Error, Sendable, CustomStringConvertible {
+    public var operation: String
+    public var code: Int32
+    public var detail: String
+
+    public var description: String { "mqtt \(operation): \(detail)" }
+}

@@ -1,0 +1,58 @@
+import Dispatch
+import Glibc
+
+/// The bytes arriving on a descriptor, as an async sequence of chunks. A Dispatch read source (epoll
+/// underneath) wakes only when data is there: no polling, no thread parked in read(2).
+///
+/// The sequence finishes at end of file, and throws on a read error (EIO when a USB serial device is
+/// unplugged). Cancelling the consuming task cancels the source, which then closes the descriptor.
+public enum ReadableChunks {
+    public static func stream(_ fd: FileDescriptor, label: String) -> AsyncThrowingStream<[UInt8], Error> {
+        AsyncThrowingStream(bufferingPolicy: .bufferingNewest(256)) { continuation in
+            do throws(Errno) {
+                try fd.setNonBlocking()
+            } catch {
+                fd.close()
+                continuation.finish(throwing: SystemCallError("fcntl", label, error))
+                return
+            }
+            let queue = DispatchQueue(label: "ridegate.read.\(label)")
+            let source = DispatchSource.makeReadSource(fileDescriptor: fd.rawValue, queue: queue)
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 1)
+            source.setEventHandler {
+                // Drain what is there; stop at EAGAIN and wait for the next wakeup.
+                while true {
+                    do throws(Errno) {
+                        let n = try fd.read(into: buffer)
+                        if n == 0 {
+                            continuation.finish()
+                            source.cancel()
+                            return
+                        }
+                        continuation.yield(Array(buffer[0..<n]))
+                        if n < buffer.count { return }
+                    } catch {
+                        if error == .wouldBlock { return }
+                        continuation.finish(throwing: SystemCallError("read", label, error))
+                        source.cancel()
+                        return
+                    }
+                }
+            }
+            source.setCancelHandler {
+                fd.close()
+                buffer.deallocate()
+            }
+            let cancel = SourceCanceller(source)
+            continuation.onTermination = { _ in cancel.cancel() }
+            source.resume()
+        }
+    }
+}
+
+/// DispatchSource.cancel() is thread-safe, but the protocol type is not marked Sendable.
+private final class SourceCanceller: @unchecked Sendable {
+    private let source: any DispatchSourceProtocol
+    init(_ source: any DispatchSourceProtocol) { self.source = source }
+    func cancel() { source.cancel() }
+}

@@ -1,0 +1,33 @@
+import Glibc
+import RidegateCore
+
+/// Reads the kernel's clocks once per event; the core itself never reads a clock.
+public struct SystemClock: Sendable {
+    /// Seconds of monotonic time per real second: 1 for the daemon, N for a demo replayed N times faster.
+    public let rate: Double
+    private let origin: Double
+
+    public init(rate: Double = 1) {
+        self.rate = rate
+        origin = SystemClock.monotonicSeconds()
+    }
+
+    /// clock_gettime(2) CLOCK_MONOTONIC.
+    public static func monotonicSeconds() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
+    /// clock_gettime(2) CLOCK_REALTIME.
+    public static func wallClock() -> Timestamp {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Timestamp(secondsSince1970: Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9)
+    }
+
+    public func now() -> ReceiveTime {
+        let mono = SystemClock.monotonicSeconds()
+        return ReceiveTime(monotonicSeconds: origin + (mono - origin) * rate, system: SystemClock.wallClock())
+    }
+}

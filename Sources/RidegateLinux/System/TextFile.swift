@@ -1,0 +1,39 @@
+import Glibc
+
+/// Whole-file reads for small files (config, password file, the demo ride).
+public enum TextFile {
+    public static func readBytes(_ path: String) throws(SystemCallError) -> [UInt8] {
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.open(path, O_RDONLY | O_CLOEXEC)
+        } catch {
+            throw SystemCallError("open", path, error)
+        }
+        defer { fd.close() }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let result = chunk.withUnsafeMutableBytes { buffer in
+                Result { () throws(Errno) -> Int in try fd.read(into: buffer) }
+            }
+            let n: Int
+            switch result {
+            case .success(let count): n = count
+            case .failure(let error): throw SystemCallError("read", path, error)
+            }
+            if n == 0 { return bytes }
+            bytes.append(contentsOf: chunk[0..<n])
+        }
+    }
+
+    public static func read(_ path: String) throws(SystemCallError) -> String {
+        String(decoding: try readBytes(path), as: UTF8.self)
+    }
+
+    /// stat(2) permission bits, for refusing a world-readable password file.
+    public static func mode(_ path: String) throws(SystemCallError) -> mode_t {
+        var st = stat()
+        guard stat(path, &st) == 0 else { throw SystemCallError("stat", path, .current) }
+        return st.st_mode
+    }
+}

@@ -1,0 +1,117 @@
+import ArgumentParser
+import Glibc
+import RidegateApp
+import RidegateCore
+import RidegateLinux
+
+struct DemoCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Run the real gateway on a simulated ride.",
+        discussion: """
+            A recorded ride (NMEA at 1 Hz) is played into a pseudo-terminal that the real serial reader opens \
+            like a USB GPS, and a simulated strap sends real heart-rate measurements whose rate follows the \
+            effort of the ride. Everything after that is the daemon's own code, publishing to the broker. \
+            With no GPIO LED configured, the LED is shown as log lines.
+            """)
+
+    @Option(help: ArgumentHelp("The MQTT broker, as host:port or host.", valueName: "host:port"))
+    var broker: BrokerAddress = BrokerAddress(host: "localhost", port: 1883)
+
+    @Option(help: ArgumentHelp("Play the ride this many times faster than real time (0.1 to 100).", valueName: "factor"))
+    var speed: Double = 1
+
+    @Option(help: ArgumentHelp("The NMEA capture to ride. Defaults to the bundled demo ride.", valueName: "path"))
+    var ride: String?
+
+    @Option(help: ArgumentHelp("The device id in MQTT topics (default: from the config, else the host name).", valueName: "id"))
+    var deviceID: String?
+
+    @Option(help: ArgumentHelp("An optional configuration file for zones, LED and MQTT settings.", valueName: "path"))
+    var config: String?
+
+    @Option(help: ArgumentHelp("Log at this level and above.", valueName: "level"))
+    var logLevel: LogLevelArgument?
+
+    func validate() throws {
+        guard (0.1...100).contains(speed) else {
+            throw ValidationError("The value '\(speed)' is invalid for '--speed'. Use a factor from 0.1 to 100.")
+        }
+        if let id = deviceID, !DeviceID.isValid(id) {
+            throw ValidationError("The value '\(id)' is invalid for '--device-id'. Use letters, digits, '-' and '_'.")
+        }
+    }
+
+    func run() async throws {
+        var settings = GatewayConfig()
+        if let path = config {
+            do {
+                settings = try TOMLConfigLoader.load(path: path)
+            } catch {
+                writeError(error.description)
+                throw ExitCode(ExitStatus.config)
+            }
+        }
+        settings.mqtt.host = broker.host
+        settings.mqtt.port = broker.port
+        if let id = deviceID { settings.deviceID = id }
+        let logger = Logger(label: "ridegate", level: logLevel?.level ?? settings.logLevel, handler: StandardErrorLogHandler.detect())
+        guard let ridePath = ride ?? DemoRideLocator.bundledRide() else {
+            writeError("the bundled demo ride was not found; pass one with --ride PATH")
+            throw ExitCode(ExitStatus.unavailable)
+        }
+        let signals = TerminationSignals()
+        let gateway: Gateway
+        do {
+            gateway = try GatewayAssembly.demo(config: settings, options: .init(ridePath: ridePath, speed: speed), logger: logger)
+        } catch {
+            logger.critical("cannot start the demo", [("error", error.description)])
+            throw ExitCode(ExitStatus.unavailable)
+        }
+        logger.info("demo started", [("mqtt.broker", "\(broker.host):\(broker.port)"), ("device_id", GatewayAssembly.deviceID(settings))])
+        _ = await gateway.run(signals: signals.signals)
+    }
+}
+
+struct BrokerAddress: ExpressibleByArgument, Sendable {
+    var host: String
+    var port: Int
+
+    init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
+
+    init?(argument: String) {
+        let parts = argument.split(separator: ":", omittingEmptySubsequences: false)
+        guard let host = parts.first, !host.isEmpty, parts.count <= 2 else { return nil }
+        self.host = String(host)
+        if parts.count == 2 {
+            guard let port = Int(parts[1]), (1...65535).contains(port) else { return nil }
+            self.port = port
+        } else {
+            port = 1883
+        }
+    }
+
+    var defaultValueDescription: String { "\(host):\(port)" }
+}
+
+/// Where the bundled ride lives: beside an installed binary, or in the source tree of a development build.
+enum DemoRideLocator {
+    static func bundledRide() -> String? {
+        var candidates: [String] = []
+        if let env = getenv("RIDEGATE_DEMO_RIDE") { candidates.append(String(cString: env)) }
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        if n > 0 {
+            let exe = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let dir = exe.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+            candidates.append(dir + "/../share/ridegate/demo-ride.nmea")
+        }
+        let sourceFile = #filePath
+        let repo = sourceFile.split(separator: "/", omittingEmptySubsequences: false).dropLast(3).joined(separator: "/")
+        candidates.append(repo + "/demo/ride.nmea")
+        return candidates.first { access($0, R_OK) == 0 }
+    }
+}

@@ -1,0 +1,42 @@
+import ArgumentParser
+import RidegateApp
+import RidegateCore
+import RidegateLinux
+
+/// Options every long-running command shares.
+struct GlobalOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("The configuration file.", valueName: "path"))
+    var config: String = "/etc/ridegate/ridegate.toml"
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Log at this level and above: trace, debug, info, notice, warning, error, critical. Overrides log_level in the config.",
+        valueName: "level"))
+    var logLevel: LogLevelArgument?
+
+    func logger(configured: Logger.Level) -> Logger {
+        Logger(label: "ridegate", level: logLevel?.level ?? configured, handler: StandardErrorLogHandler.detect())
+    }
+}
+
+struct LogLevelArgument: ExpressibleByArgument {
+    let level: Logger.Level
+
+    init?(argument: String) {
+        guard let level = Logger.Level(name: argument) else { return nil }
+        self.level = level
+    }
+
+    static var allValueStrings: [String] { Logger.Level.allCases.map(\.name) }
+}
+
+/// Exit codes from sysexits(3), so scripts and systemd can tell a config mistake from a crash.
+enum ExitStatus {
+    static let dataError: Int32 = 65
+    static let unavailable: Int32 = 69
+    static let software: Int32 = 70
+    static let config: Int32 = 78
+}
+
+func writeError(_ message: String) {
+    try? FileDescriptor(rawValue: 2).writeAll(Array(("ridegate: " + message + "\n").utf8))
+}

@@ -1,0 +1,17 @@
+import ArgumentParser
+
+@main
+struct RidegateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ridegate",
+        abstract: "A sensor gateway for a bike-mounted Raspberry Pi.",
+        discussion: """
+            ridegate reads BLE heart-rate straps and an NMEA GPS, works out heart-rate zone, speed, distance \
+            and daylight, shows the zone on a GPIO LED, and publishes every reading to MQTT.
+
+            Start with `ridegate demo` to watch a simulated ride flow to a local broker, then `ridegate run`.
+            """,
+        version: RidegateVersion.current,
+        subcommands: [RunCommand.self, DemoCommand.self, HRCommand.self, VersionCommand.self]
+    )
+}

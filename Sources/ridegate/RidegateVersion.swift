@@ -1,0 +1,3 @@
+enum RidegateVersion {
+    static let current = "0.1.0"
+}

@@ -1,0 +1,14 @@
+import ArgumentParser
+import RidegateLinux
+
+struct VersionCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "version",
+        abstract: "Print ridegate's version and the versions of the C libraries it was built with.")
+
+    func run() {
+        print("ridegate \(RidegateVersion.current)")
+        print(GPIOOutputLine.libraryDescription)
+        print(MQTTLibrary.versionDescription)
+    }
+}

@@ -1,0 +1,38 @@
+# Shared helpers for ridegate's scripts. Sourced, not run.
+
+# Installs the Debian packages that are missing; quiet when nothing is.
+# Usage: ensure_apt_packages pkg...
+ensure_apt_packages() {
+    local missing=()
+    for pkg in "$@"; do
+        dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    echo "==> installing: ${missing[*]}" >&2
+    local sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+}
+
+# The packages ridegate builds against, on Debian 12 and Raspberry Pi OS trixie alike.
+RIDEGATE_BUILD_PACKAGES=(pkg-config libbluetooth-dev libgpiod-dev libmosquitto-dev libsqlite3-dev)
+# What the tests and the demo start for real.
+RIDEGATE_RUNTIME_PACKAGES=(mosquitto mosquitto-clients openssl)
+
+# Swift: this machine's toolchain if present, else apt's swiftlang (Raspberry Pi OS trixie, Debian 13).
+ensure_swift() {
+    command -v swift >/dev/null 2>&1 && return 0
+    ensure_apt_packages swiftlang git libstdc++-14-dev
+}
+
+# The Debian mirror this machine's apt already uses, so scripts name no host of their own.
+debian_mirror() {
+    if [ -n "${RIDEGATE_DEBIAN_MIRROR:-}" ]; then echo "$RIDEGATE_DEBIAN_MIRROR"; return; fi
+    local uri
+    uri=$(grep -hoE '^(URIs:[[:space:]]*|deb[[:space:]]+)[a-z]+://[^[:space:]]+/debian/?([[:space:]]|$)' \
+            /etc/apt/sources.list /etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list 2>/dev/null \
+          | head -n1 | grep -oE '[a-z]+://[^[:space:]]+')
+    [ -n "$uri" ] || { echo "error: no Debian mirror found in /etc/apt; set RIDEGATE_DEBIAN_MIRROR" >&2; return 1; }
+    echo "$uri"
+}
