@@ -14,7 +14,9 @@ public struct GGA: Sendable, Equatable {
     public var altitudeMSL: Double?
     public var geoidSeparation: Double?
 
-    public var isValid: Bool { quality != 0 }
+    /// Quality 0 is no fix. So is a fix "using" zero satellites: the Hemisphere receivers in gpsd's
+    /// captures keep sending quality 1 with `00` satellites after losing the sky (stale, coasting data).
+    public var isValid: Bool { quality != 0 && satellitesUsed != 0 }
 
     static func decode(_ frame: NMEAFrame) -> GGA {
         GGA(

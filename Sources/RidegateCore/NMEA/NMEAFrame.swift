@@ -2,7 +2,7 @@
 /// and the comma-separated fields after it, as byte ranges into the line (no copies on the hot path).
 ///
 /// NMEA 0183 v4.11 §5.3: `$` + address + `,` fields + `*` + two hex digits, at most 82 characters with CR LF.
-public struct NMEAFrame: Sendable {
+public struct NMEAFrame: Sendable, Equatable {
     public let bytes: [UInt8]
     /// Field ranges into `bytes`; field 0 is the address.
     public let fieldRanges: [Range<Int>]

@@ -1,0 +1,102 @@
+import Foundation
+import RidegateCore
+import RidegateTestSupport
+import Testing
+
+@Suite struct HeartRateMeasurementTests {
+    struct Vector: Sendable, CustomTestStringConvertible {
+        var id: String
+        var hex: String
+        var valid: Bool
+        var error: String?
+        var strictness: String?
+        var bpm: Int?
+        var format: String?
+        var contact: String?
+        var energy: Int?
+        var rrRaw: [Int]
+        var rrMs: [Double]
+        var testDescription: String { id }
+    }
+
+    static let vectors: [Vector] = {
+        let rows = (try? Fixtures.jsonLines("hr/hr_vectors.jsonl")) ?? []
+        return rows.map { row in
+            let expected = row["expected"] as? [String: Any]
+            return Vector(
+                id: row["id"] as? String ?? "?", hex: row["hex"] as? String ?? "", valid: row["valid"] as? Bool ?? false,
+                error: row["error"] as? String, strictness: row["strictness"] as? String,
+                bpm: expected?["heart_rate_bpm"] as? Int, format: expected?["hr_format"] as? String,
+                contact: expected?["sensor_contact"] as? String, energy: expected?["energy_expended_kj"] as? Int,
+                rrRaw: expected?["rr_intervals_raw"] as? [Int] ?? [], rrMs: expected?["rr_intervals_ms"] as? [Double] ?? [])
+        }
+    }()
+
+    @Test("The fixture corpus is present") func corpusLoaded() {
+        #expect(Self.vectors.count >= 28)
+    }
+
+    @Test("Valid payloads decode to the fixture's fields", arguments: vectors.filter(\.valid))
+    func decodesValid(_ v: Vector) throws {
+        let bytes = try #require([UInt8](hex: v.hex))
+        let m = try HeartRateMeasurement(decoding: bytes)
+        #expect(m.beatsPerMinute == v.bpm)
+        #expect(m.format.rawValue == v.format)
+        let contact: String = switch m.sensorContact {
+        case .notSupported: "not_supported"
+        case .notDetected: "supported_not_detected"
+        case .detected: "supported_detected"
+        }
+        #expect(contact == v.contact)
+        #expect(m.energyExpendedKilojoules == v.energy)
+        #expect(m.rrIntervalsRaw.map(Int.init) == v.rrRaw)
+        for (ours, theirs) in zip(m.rrIntervalsMilliseconds, v.rrMs) { #expect(abs(ours - theirs) < 1e-5) }
+        // What we decode, we encode back to the same meaning.
+        #expect(try HeartRateMeasurement(decoding: m.encoded) == m)
+    }
+
+    @Test("Payloads the spec calls malformed are errors of the named kind",
+          arguments: vectors.filter { !$0.valid && $0.strictness == "spec" })
+    func rejectsMalformed(_ v: Vector) throws {
+        let bytes = try #require([UInt8](hex: v.hex))
+        #expect(throws: HeartRateMeasurementError.self) { try HeartRateMeasurement(decoding: bytes) }
+        do {
+            _ = try HeartRateMeasurement(decoding: bytes)
+        } catch {
+            #expect(error.kind.rawValue == v.error)
+            #expect(error.bytes == bytes)
+        }
+    }
+
+    /// Where the spec leaves rejecting open, the reading is kept: a rider's heart rate is in there.
+    @Test("Lenient cases keep the heart rate", arguments: vectors.filter { !$0.valid && $0.strictness == "strict" })
+    func keepsLenientCases(_ v: Vector) throws {
+        let bytes = try #require([UInt8](hex: v.hex))
+        let m = try HeartRateMeasurement(decoding: bytes)
+        #expect(m.beatsPerMinute == Int(bytes[1]))
+        #expect(m.rrIntervalsRaw.isEmpty)
+    }
+
+    @Test("Every truncation of a full payload is an error or a prefix-consistent reading, never a crash")
+    func truncations() throws {
+        let full: [UInt8] = [0x1F, 0x04, 0x01, 0xF4, 0x01, 0x58, 0x02, 0x59, 0x02]
+        for length in 0..<full.count {
+            let prefix = Array(full.prefix(length))
+            if let m = try? HeartRateMeasurement(decoding: prefix) {
+                #expect(m.beatsPerMinute == 260)
+            }
+        }
+        #expect(throws: HeartRateMeasurementError.self) { try HeartRateMeasurement(decoding: [0x1F, 0x04]) }
+    }
+
+    @Test("The error message names the problem and shows the bytes")
+    func errorMessage() {
+        do {
+            _ = try HeartRateMeasurement(decoding: [0x08, 0x48, 0x10])
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.kind == .truncatedEnergyExpended)
+            #expect(error.description.contains("084810"))
+        }
+    }
+}

@@ -1,0 +1,25 @@
+import RidegateCore
+import Testing
+
+@Suite struct JSONObjectWriterTests {
+    @Test("Numbers print with at most the asked decimals and no binary noise")
+    func numbers() {
+        var w = JSONObjectWriter()
+        w.add("a", 0.1 + 0.2, decimals: 3)
+        w.add("b", -105.27050251, decimals: 7)
+        w.add("c", 2.0, decimals: 2)
+        w.add("d", -0.004, decimals: 2)
+        w.add("e", Double.nan, decimals: 1)
+        #expect(w.finish() == #"{"a":0.3,"b":-105.2705025,"c":2,"d":0,"e":null}"#)
+    }
+
+    @Test("Strings are escaped; optionals become null; arrays")
+    func stringsAndArrays() {
+        var w = JSONObjectWriter()
+        w.add("s", "a \"quoted\"\\ line\n\u{1}")
+        w.add("n", nil as Int?)
+        w.add("rr", [781.25, 782.2], decimals: 1)
+        w.add("z", [1, 2])
+        #expect(w.finish() == #"{"s":"a \"quoted\"\\ line\n\u0001","n":null,"rr":[781.3,782.2],"z":[1,2]}"#)
+    }
+}

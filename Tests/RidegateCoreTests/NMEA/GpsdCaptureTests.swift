@@ -1,0 +1,60 @@
+import Foundation
+import RidegateCore
+import RidegateTestSupport
+import Testing
+
+/// Every real receiver capture from gpsd's regression suite, against the fixes gpsd itself reported
+/// (the fixtures README says how to compare).
+@Suite struct GpsdCaptureTests {
+    struct Mismatch: CustomStringConvertible {
+        var line: Int
+        var field: String
+        var ours: Double?
+        var gpsd: Double?
+        var description: String { "line \(line) \(field): ours \(ours.map { String($0) } ?? "nil"), gpsd \(gpsd.map { String($0) } ?? "nil")" }
+    }
+
+    static let captures = Fixtures.gpsdCaptures
+
+    @Test("Positions, altitudes, speeds and tracks agree with gpsd", arguments: captures)
+    func agreesWithGpsd(capture: String) throws {
+        let tpvs = try Fixtures.jsonLines("nmea/gpsd/\(capture).tpv.jsonl")
+        var byLine: [Int: [String: Any]] = [:]
+        for tpv in tpvs { if let line = tpv["line"] as? Int { byLine[line] = tpv } }
+
+        let bytes = try Fixtures.bytes("nmea/gpsd/\(capture).nmea")
+        let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
+        let decoder = NMEADecoder()
+        var mismatches: [Mismatch] = []
+        var compared = 0
+        for (index, line) in lines.enumerated() {
+            let number = index + 1
+            guard case .decoded(let sentence) = decoder.decode(line: line), let tpv = byLine[number] else { continue }
+            var expected: [(String, Double?, Double)] = []
+            switch sentence.body {
+            case .rmc(let s) where s.isValid:
+                expected = [("lat", s.latitude, 1e-7), ("lon", s.longitude, 1e-7),
+                            ("speed", s.speedMetersPerSecond, 1e-3), ("track", s.trackDegrees, 1e-2)]
+            case .gga(let s) where s.isValid:
+                expected = [("lat", s.latitude, 1e-7), ("lon", s.longitude, 1e-7), ("alt", s.altitudeMSL, 1e-2)]
+            case .gll(let s) where s.isValid:
+                expected = [("lat", s.latitude, 1e-7), ("lon", s.longitude, 1e-7)]
+            case .gns(let s) where s.isValid:
+                expected = [("lat", s.latitude, 1e-7), ("lon", s.longitude, 1e-7), ("alt", s.altitudeMSL, 1e-2)]
+            default:
+                continue
+            }
+            for (field, ours, tolerance) in expected {
+                let theirs = (tpv[field] as? NSNumber)?.doubleValue
+                guard let ours, let theirs else {
+                    if ours != nil || theirs != nil { mismatches.append(Mismatch(line: number, field: field, ours: ours, gpsd: theirs)) }
+                    continue
+                }
+                compared += 1
+                if abs(ours - theirs) > tolerance + 1e-9 { mismatches.append(Mismatch(line: number, field: field, ours: ours, gpsd: theirs)) }
+            }
+        }
+        #expect(mismatches.isEmpty, "\(capture): \(mismatches.count) mismatches, first: \(mismatches.prefix(5))")
+        _ = compared
+    }
+}

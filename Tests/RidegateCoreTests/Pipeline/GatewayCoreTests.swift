@@ -1,0 +1,60 @@
+import RidegateCore
+import Testing
+
+@Suite struct GatewayCoreTests {
+    func at(_ s: Double) -> ReceiveTime { ReceiveTime(monotonicSeconds: s, system: Timestamp(secondsSince1970: 1_000 + s)) }
+
+    func core() -> GatewayCore {
+        GatewayCore(settings: .init(zones: .percentOfMax(190, percentages: [50, 60, 70, 80, 90]), zoneDwellSeconds: 0))
+    }
+
+    func publications(_ effects: [Effect]) -> [Publication] {
+        effects.compactMap { if case .publish(let p) = $0 { p } else { nil } }
+    }
+
+    @Test("Heart rate: per-topic sequence numbers, zone, and the system clock flagged untrusted before a GPS fix")
+    func heartRate() {
+        var c = core()
+        let m = HeartRateMeasurement(beatsPerMinute: 140, sensorContact: .detected, rrIntervalsRaw: [439])
+        let first = publications(c.handle(.heartRate(strap: "s1", m, at: at(1))))
+        let second = publications(c.handle(.heartRate(strap: "s1", m, at: at(2))))
+        #expect(first.map(\.topic) == ["heart_rate"])
+        #expect(first[0].payload.contains(#""seq":1"#) && second[0].payload.contains(#""seq":2"#))
+        #expect(first[0].payload.contains(#""zone":3"#))
+        #expect(first[0].payload.contains(#""clock_trusted":false"#))
+        #expect(first[0].payload.contains(#""ts":"1970-01-01T00:16:41.000Z""#))
+    }
+
+    @Test("After a GPS fix, readings are stamped in GPS time through the monotonic clock")
+    func gpsTimeReference() {
+        var c = core()
+        let gpsTime = Timestamp(secondsSince1970: 1_782_057_600) // 2026-06-21T16:00:00Z
+        _ = c.handle(.gpsFix(GPSFix(time: gpsTime, mode: .threeD, latitude: 40, longitude: -105), at: at(10)))
+        let p = publications(c.handle(.heartRate(strap: "s1", HeartRateMeasurement(beatsPerMinute: 100), at: at(12.5))))
+        #expect(p[0].payload.contains(#""ts":"2026-06-21T16:00:02.500Z""#))
+        #expect(p[0].payload.contains(#""clock_trusted":true"#))
+    }
+
+    @Test("The LED follows strap state, contact and zone")
+    func ledSignals() {
+        var c = core()
+        func led(_ effects: [Effect]) -> LEDSignal? {
+            effects.compactMap { if case .showOnLED(let s) = $0 { s } else { nil } }.last
+        }
+        #expect(led(c.handle(.strapState(strap: "s1", .searching, at: at(0)))) == .searchingForStrap)
+        #expect(led(c.handle(.strapState(strap: "s1", .connected, at: at(1)))) == nil) // still no reading
+        #expect(led(c.handle(.heartRate(strap: "s1", HeartRateMeasurement(beatsPerMinute: 150, sensorContact: .detected), at: at(2)))) == .zone(3, of: 5))
+        #expect(led(c.handle(.heartRate(strap: "s1", HeartRateMeasurement(beatsPerMinute: 150, sensorContact: .notDetected), at: at(3)))) == .noSensorContact)
+        #expect(led(c.handle(.strapState(strap: "s1", .lost, at: at(4)))) == .strapLost)
+    }
+
+    @Test("Device states are published retained, once per change")
+    func deviceStates() {
+        var c = core()
+        let first = publications(c.handle(.gpsState(.noDevice, at: at(0))))
+        let repeated = publications(c.handle(.gpsState(.noDevice, at: at(1))))
+        #expect(first.count == 1 && first[0].topic == "gps/state" && first[0].retain)
+        #expect(first[0].payload.contains(#""state":"no_device""#))
+        #expect(repeated.isEmpty)
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+
+/// A real mosquitto broker on a free loopback port, private to one test, stopped on `stop()` or deinit.
+public final class MosquittoBroker: @unchecked Sendable {
+    public let port: Int
+    public let directory: URL
+    private let process = Process()
+    private let log: URL
+
+    /// - Parameter extraConfig: mosquitto.conf lines appended after the listener (auth, TLS, persistence).
+    public init(extraConfig: String = "", port: Int? = nil, persistence: Bool = false) throws {
+        self.port = try port ?? FreePort.loopback()
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("ridegate-broker-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        log = directory.appendingPathComponent("mosquitto.log")
+        var config = "listener \(self.port) 127.0.0.1\nallow_anonymous true\nlog_dest file \(log.path)\nlog_type all\n"
+        if persistence { config += "persistence true\npersistence_location \(directory.path)/\n" }
+        config += extraConfig
+        let configFile = directory.appendingPathComponent("mosquitto.conf")
+        try config.write(to: configFile, atomically: true, encoding: .utf8)
+        process.executableURL = try Executables.find("mosquitto", hint: "apt-get install mosquitto")
+        process.arguments = ["-c", configFile.path]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        try waitForListener()
+    }
+
+    deinit { stop() }
+
+    /// Waits until the broker accepts connections (it logs the listener before it is usable, so connect).
+    private func waitForListener() throws {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if FreePort.canConnect(port: port) { return }
+            guard process.isRunning else { break }
+            usleep(20_000)
+        }
+        let logText = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        throw BrokerError(message: "mosquitto did not start on port \(port): \(logText)")
+    }
+
+    public func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    public var logText: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+
+    public struct BrokerError: Error, CustomStringConvertible {
+        public var message: String
+        public var description: String { message }
+    }
+}
+
+public enum Executables {
+    public static func find(_ name: String, hint: String) throws -> URL {
+        for dir in ["/usr/sbin", "/usr/bin", "/usr/local/sbin", "/usr/local/bin"] {
+            let url = URL(fileURLWithPath: dir).appendingPathComponent(name)
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        throw MosquittoBroker.BrokerError(message: "\(name) not found; \(hint) (./scripts/test installs it)")
+    }
+}
+
+public enum FreePort {
+    /// Binds port 0 on loopback and returns what the kernel picked.
+    public static func loopback() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        addr.sin_port = 0
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0
+            }
+        }
+        guard bound else { throw MosquittoBroker.BrokerError(message: "cannot find a free port") }
+        return Int(UInt16(bigEndian: addr.sin_port))
+    }
+
+    public static func canConnect(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        addr.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+}
