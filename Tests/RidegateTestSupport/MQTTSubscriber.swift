@@ -14,61 +14,32 @@ public final class MQTTSubscriber: @unchecked Sendable {
         }
     }
 
-    private let process = Process()
-    private let lock = NSCondition()
-    private var received: [Message] = []
-    private var partial = Data()
+    private let process: ChildProcess
 
     public init(port: Int, topic: String = "#", extraArguments: [String] = []) throws {
-        process.executableURL = try Executables.find("mosquitto_sub", hint: "apt-get install mosquitto-clients")
-        process.arguments = ["-h", "127.0.0.1", "-p", String(port), "-v", "-t", topic] + extraArguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            self?.consume(handle.availableData)
-        }
-        try process.run()
+        let executable = try Executables.find("mosquitto_sub", hint: "apt-get install mosquitto-clients")
+        process = try ChildProcess(executable.path, ["-h", "127.0.0.1", "-p", String(port), "-v", "-t", topic] + extraArguments,
+                                   captureOutput: true)
     }
 
     deinit { stop() }
 
-    private func consume(_ data: Data) {
-        lock.lock()
-        defer { lock.unlock() }
-        partial.append(data)
-        while let newline = partial.firstIndex(of: 0x0A) {
-            let line = String(decoding: partial[partial.startIndex..<newline], as: UTF8.self)
-            partial.removeSubrange(partial.startIndex...newline)
-            let space = line.firstIndex(of: " ") ?? line.endIndex
-            received.append(Message(topic: String(line[..<space]),
-                                    payload: space < line.endIndex ? String(line[line.index(after: space)...]) : ""))
-        }
-        lock.broadcast()
+    private static func parse(_ line: String) -> Message {
+        let space = line.firstIndex(of: " ") ?? line.endIndex
+        return Message(topic: String(line[..<space]),
+                       payload: space < line.endIndex ? String(line[line.index(after: space)...]) : "")
     }
 
-    public var messages: [Message] {
-        lock.lock()
-        defer { lock.unlock() }
-        return received
-    }
+    public var messages: [Message] { process.lines.map(Self.parse) }
 
     /// Blocks until `condition` holds over the messages so far, or `timeout` seconds pass. Returns the
     /// messages either way, for the assertion to inspect.
     @discardableResult
     public func wait(timeout: TimeInterval, until condition: ([Message]) -> Bool) -> [Message] {
-        let deadline = Date().addingTimeInterval(timeout)
-        lock.lock()
-        defer { lock.unlock() }
-        while !condition(received) {
-            if !lock.wait(until: deadline) { break }
-        }
-        return received
+        process.waitForOutput(timeout: timeout) { condition($0.map(Self.parse)) }.map(Self.parse)
     }
 
     public func stop() {
-        guard process.isRunning else { return }
         process.terminate()
-        process.waitUntilExit()
     }
 }

@@ -4,25 +4,23 @@ import Foundation
 public final class MosquittoBroker: @unchecked Sendable {
     public let port: Int
     public let directory: URL
-    private let process = Process()
+    private var process: ChildProcess?
     private let log: URL
 
     /// - Parameter extraConfig: mosquitto.conf lines appended after the listener (auth, TLS, persistence).
-    public init(extraConfig: String = "", port: Int? = nil, persistence: Bool = false) throws {
+    /// - Parameter directory: reuse another broker's directory (with `persistence`, its stored sessions).
+    public init(extraConfig: String = "", port: Int? = nil, persistence: Bool = false, directory: URL? = nil) throws {
         self.port = try port ?? FreePort.loopback()
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("ridegate-broker-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        log = directory.appendingPathComponent("mosquitto.log")
+        self.directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("ridegate-broker-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: self.directory, withIntermediateDirectories: true)
+        log = self.directory.appendingPathComponent("mosquitto.log")
         var config = "listener \(self.port) 127.0.0.1\nallow_anonymous true\nlog_dest file \(log.path)\nlog_type all\n"
-        if persistence { config += "persistence true\npersistence_location \(directory.path)/\n" }
+        if persistence { config += "persistence true\npersistence_location \(self.directory.path)/\n" }
         config += extraConfig
-        let configFile = directory.appendingPathComponent("mosquitto.conf")
+        let configFile = self.directory.appendingPathComponent("mosquitto.conf")
         try config.write(to: configFile, atomically: true, encoding: .utf8)
-        process.executableURL = try Executables.find("mosquitto", hint: "apt-get install mosquitto")
-        process.arguments = ["-c", configFile.path]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let executable = try Executables.find("mosquitto", hint: "apt-get install mosquitto")
+        process = try ChildProcess(executable.path, ["-c", configFile.path])
         try waitForListener()
     }
 
@@ -33,7 +31,7 @@ public final class MosquittoBroker: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
             if FreePort.canConnect(port: port) { return }
-            guard process.isRunning else { break }
+            if process?.waitForExit(timeout: 0) != nil { break }
             usleep(20_000)
         }
         let logText = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
@@ -41,9 +39,8 @@ public final class MosquittoBroker: @unchecked Sendable {
     }
 
     public func stop() {
-        guard process.isRunning else { return }
-        process.terminate()
-        process.waitUntilExit()
+        process?.terminate()
+        process = nil
     }
 
     public var logText: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }

@@ -1,0 +1,61 @@
+import Foundation
+import RidegateCore
+import RidegateLinux
+import RidegateTestSupport
+import Testing
+
+@Suite(.serialized) struct MosquittoClientTests {
+    func client(port: Int, prefix: String = "rg/t") throws -> MosquittoClient {
+        let settings = MQTTSettings(host: "127.0.0.1", port: port, clientID: "test-\(UUID().uuidString.prefix(8))",
+                                    keepaliveSeconds: 5, reconnectMinSeconds: 1, reconnectMaxSeconds: 1,
+                                    statusTopic: "\(prefix)/status")
+        return try MosquittoClient(settings: settings, topicPrefix: prefix, logger: CapturingLogHandler().logger())
+    }
+
+    @Test("Publishes under the prefix, announces online (retained) and says offline on shutdown")
+    func publishAndStatus() async throws {
+        let broker = try MosquittoBroker()
+        let sub = try MQTTSubscriber(port: broker.port, topic: "rg/#")
+        let c = try client(port: broker.port)
+        try c.start()
+        sub.wait(timeout: 10) { $0.contains { $0.topic == "rg/t/status" && $0.payload == "online" } }
+        c.publish(Publication(topic: "heart_rate", payload: #"{"bpm":120}"#))
+        let got = sub.wait(timeout: 10) { $0.contains { $0.topic == "rg/t/heart_rate" } }
+        #expect(got.contains { $0.topic == "rg/t/heart_rate" && $0.json["bpm"] as? Int == 120 })
+        await c.shutdown()
+        let after = sub.wait(timeout: 10) { $0.contains { $0.payload == "offline" } }
+        #expect(after.last { $0.topic == "rg/t/status" }?.payload == "offline")
+        // Retained: a subscriber arriving later still learns the gateway is offline.
+        let late = try MQTTSubscriber(port: broker.port, topic: "rg/t/status")
+        #expect(late.wait(timeout: 10) { !$0.isEmpty }.first?.payload == "offline")
+    }
+
+    @Test("Messages published while the broker is down are delivered, in order, when it comes back")
+    func survivesBrokerOutage() async throws {
+        let port = try FreePort.loopback()
+        var broker = try MosquittoBroker(port: port, persistence: true)
+        // A persistent QoS 1 session, so the broker keeps what arrives for it while it is away.
+        let subscriberArguments = ["-c", "-i", "outage-test-\(port)", "-q", "1"]
+        var sub = try MQTTSubscriber(port: port, topic: "rg/t/#", extraArguments: subscriberArguments)
+        let c = try client(port: port)
+        try c.start()
+        sub.wait(timeout: 10) { $0.contains { $0.payload == "online" } }
+        sub.stop()
+        broker.stop()
+        for i in 1...20 { c.publish(Publication(topic: "n", payload: String(i))) }
+        broker = try MosquittoBroker(port: port, persistence: true, directory: broker.directory)
+        sub = try MQTTSubscriber(port: port, topic: "rg/t/#", extraArguments: subscriberArguments)
+        let got = sub.wait(timeout: 15) { $0.filter { $0.topic == "rg/t/n" }.count >= 20 }
+        #expect(got.filter { $0.topic == "rg/t/n" }.map(\.payload) == (1...20).map(String.init))
+        await c.shutdown()
+    }
+
+    @Test("Shutdown without a broker returns promptly")
+    func shutdownWithoutBroker() async throws {
+        let c = try client(port: try FreePort.loopback())
+        try c.start()
+        let start = ContinuousClock.now
+        await c.shutdown()
+        #expect(ContinuousClock.now - start < .seconds(2))
+    }
+}

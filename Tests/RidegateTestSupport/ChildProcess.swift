@@ -1,0 +1,154 @@
+import Foundation
+
+/// A child process started with posix_spawn, reaped with waitpid by us alone (Foundation's Process
+/// can hang in waitUntilExit on Linux when its run-loop monitor and ours disagree). Optional stdout and
+/// stderr capture, line by line, on a reader thread.
+public final class ChildProcess: @unchecked Sendable {
+    public let pid: pid_t
+    private let lock = NSCondition()
+    private var output: [String] = []
+    private var exitStatus: Int32?
+    private var readers: [Thread] = []
+
+    public init(_ executable: String, _ arguments: [String], captureOutput: Bool = false, environment: [String: String]? = nil) throws {
+        var fileActions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&fileActions)
+        defer { posix_spawn_file_actions_destroy(&fileActions) }
+        var pipeFDs: [Int32] = [-1, -1]
+        if captureOutput {
+            guard pipe(&pipeFDs) == 0 else { throw ChildProcessError(message: "pipe: \(errno)") }
+            posix_spawn_file_actions_adddup2(&fileActions, pipeFDs[1], 1)
+            posix_spawn_file_actions_adddup2(&fileActions, pipeFDs[1], 2)
+            posix_spawn_file_actions_addclose(&fileActions, pipeFDs[0])
+        } else {
+            posix_spawn_file_actions_addopen(&fileActions, 1, "/dev/null", O_WRONLY, 0)
+            posix_spawn_file_actions_addopen(&fileActions, 2, "/dev/null", O_WRONLY, 0)
+        }
+        posix_spawn_file_actions_addopen(&fileActions, 0, "/dev/null", O_RDONLY, 0)
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var env = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
+        defer { env?.forEach { free($0) } }
+        // Threads of the test runner block signals; a child would inherit that mask and ignore SIGTERM.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGTERM)
+        sigaddset(&defaults, SIGINT)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var child: pid_t = 0
+        let rc: Int32
+        if var e = env {
+            rc = posix_spawn(&child, executable, &fileActions, &attributes, argv, &e)
+            env = e
+        } else {
+            rc = posix_spawn(&child, executable, &fileActions, &attributes, argv, environ)
+        }
+        guard rc == 0 else { throw ChildProcessError(message: "cannot start \(executable): \(String(cString: strerror(rc)))") }
+        pid = child
+        if captureOutput {
+            close(pipeFDs[1])
+            let fd = pipeFDs[0]
+            let reader = Thread { [weak self] in Self.readLines(fd: fd) { self?.append($0) } }
+            reader.start()
+            readers.append(reader)
+        }
+    }
+
+    deinit {
+        terminate()
+    }
+
+    private static func readLines(fd: Int32, _ line: (String) -> Void) {
+        var pending = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = read(fd, &buffer, buffer.count)
+            if n <= 0 {
+                if n < 0 && errno == EINTR { continue }
+                break
+            }
+            for byte in buffer[0..<n] {
+                if byte == 0x0A {
+                    line(String(decoding: pending, as: UTF8.self))
+                    pending.removeAll()
+                } else {
+                    pending.append(byte)
+                }
+            }
+        }
+        if !pending.isEmpty { line(String(decoding: pending, as: UTF8.self)) }
+        close(fd)
+    }
+
+    private func append(_ line: String) {
+        lock.lock()
+        output.append(line)
+        lock.broadcast()
+        lock.unlock()
+    }
+
+    /// Lines the child wrote so far (stdout and stderr interleaved).
+    public var lines: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return output
+    }
+
+    /// Waits until `condition` holds over the output lines or `timeout` passes; returns the lines.
+    @discardableResult
+    public func waitForOutput(timeout: TimeInterval, until condition: ([String]) -> Bool) -> [String] {
+        let deadline = Date().addingTimeInterval(timeout)
+        lock.lock()
+        defer { lock.unlock() }
+        while !condition(output) {
+            if !lock.wait(until: deadline) { break }
+        }
+        return output
+    }
+
+    public func signal(_ sig: Int32) {
+        if exitStatus == nil { kill(pid, sig) }
+    }
+
+    /// Waits for the child to exit (up to `timeout`); returns its wait status, or nil if it is still running.
+    @discardableResult
+    public func waitForExit(timeout: TimeInterval) -> Int32? {
+        if let status = exitStatus { return status }
+        let deadline = Date().addingTimeInterval(timeout)
+        var status: Int32 = 0
+        while true {
+            let r = waitpid(pid, &status, WNOHANG)
+            if r == pid {
+                exitStatus = status
+                return status
+            }
+            if r < 0 { return nil }
+            if Date() >= deadline { return nil }
+            usleep(10_000)
+        }
+    }
+
+    public func terminate() {
+        guard exitStatus == nil else { return }
+        kill(pid, SIGTERM)
+        if waitForExit(timeout: 5) == nil {
+            kill(pid, SIGKILL)
+            waitForExit(timeout: 5)
+        }
+    }
+
+    /// The exit code when the child exited normally.
+    public static func exitCode(_ status: Int32) -> Int32? { (status & 0x7F) == 0 ? (status >> 8) & 0xFF : nil }
+}
+
+public struct ChildProcessError: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}
