@@ -5,10 +5,8 @@ import Foundation
 /// stderr capture, line by line, on a reader thread.
 public final class ChildProcess: @unchecked Sendable {
     public let pid: pid_t
-    private let lock = NSCondition()
-    private var output: [String] = []
-    private var exitStatus: Int32?
-    private var readers: [Thread] = []
+    private let output = Observed<[String]>([])
+    private let exit = Observed<Int32?>(nil)
 
     public init(_ executable: String, _ arguments: [String], captureOutput: Bool = false, environment: [String: String]? = nil) throws {
         var fileActions = posix_spawn_file_actions_t()
@@ -55,14 +53,21 @@ public final class ChildProcess: @unchecked Sendable {
         if captureOutput {
             close(pipeFDs[1])
             let fd = pipeFDs[0]
-            let reader = Thread { [weak self] in Self.readLines(fd: fd) { self?.append($0) } }
-            reader.start()
-            readers.append(reader)
+            let output = output
+            Thread { Self.readLines(fd: fd) { line in output.update { $0.append(line) } } }.start()
         }
+        // The reaper blocks in waitpid(2) on its own thread and publishes the status.
+        let exit = exit
+        let spawned = child
+        Thread {
+            var status: Int32 = 0
+            while waitpid(spawned, &status, 0) < 0 && errno == EINTR {}
+            exit.update { $0 = status }
+        }.start()
     }
 
     deinit {
-        terminate()
+        if exit.current == nil { kill(pid, SIGKILL) }
     }
 
     private static func readLines(fd: Int32, _ line: (String) -> Void) {
@@ -87,60 +92,35 @@ public final class ChildProcess: @unchecked Sendable {
         close(fd)
     }
 
-    private func append(_ line: String) {
-        lock.lock()
-        output.append(line)
-        lock.broadcast()
-        lock.unlock()
-    }
-
     /// Lines the child wrote so far (stdout and stderr interleaved).
-    public var lines: [String] {
-        lock.lock()
-        defer { lock.unlock() }
-        return output
-    }
+    public var lines: [String] { output.current }
 
     /// Waits until `condition` holds over the output lines or `timeout` passes; returns the lines.
     @discardableResult
-    public func waitForOutput(timeout: TimeInterval, until condition: ([String]) -> Bool) -> [String] {
-        let deadline = Date().addingTimeInterval(timeout)
-        lock.lock()
-        defer { lock.unlock() }
-        while !condition(output) {
-            if !lock.wait(until: deadline) { break }
-        }
-        return output
+    public func waitForOutput(timeout: TimeInterval, until condition: @escaping ([String]) -> Bool) async -> [String] {
+        await output.wait(timeout: timeout, until: condition)
     }
 
+    public var hasExited: Bool { exit.current != nil }
+
     public func signal(_ sig: Int32) {
-        if exitStatus == nil { kill(pid, sig) }
+        if exit.current == nil { kill(pid, sig) }
     }
 
     /// Waits for the child to exit (up to `timeout`); returns its wait status, or nil if it is still running.
     @discardableResult
-    public func waitForExit(timeout: TimeInterval) -> Int32? {
-        if let status = exitStatus { return status }
-        let deadline = Date().addingTimeInterval(timeout)
-        var status: Int32 = 0
-        while true {
-            let r = waitpid(pid, &status, WNOHANG)
-            if r == pid {
-                exitStatus = status
-                return status
-            }
-            if r < 0 { return nil }
-            if Date() >= deadline { return nil }
-            usleep(10_000)
-        }
+    public func waitForExit(timeout: TimeInterval) async -> Int32? {
+        await exit.wait(timeout: timeout) { $0 != nil }
     }
 
+    /// SIGTERM, then SIGKILL if it lingers; blocks until the child is gone (for restarting a broker on the
+    /// same port). The reaper runs on its own thread, so this does not depend on the caller's executor.
     public func terminate() {
-        guard exitStatus == nil else { return }
+        guard exit.current == nil else { return }
         kill(pid, SIGTERM)
-        if waitForExit(timeout: 5) == nil {
+        if exit.waitBlocking(timeout: 5, until: { $0 != nil }) == nil {
             kill(pid, SIGKILL)
-            waitForExit(timeout: 5)
+            exit.waitBlocking(timeout: 5) { $0 != nil }
         }
     }
 

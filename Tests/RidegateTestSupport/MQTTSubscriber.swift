@@ -32,11 +32,11 @@ public final class MQTTSubscriber: @unchecked Sendable {
 
     public var messages: [Message] { process.lines.map(Self.parse) }
 
-    /// Blocks until `condition` holds over the messages so far, or `timeout` seconds pass. Returns the
+    /// Waits until `condition` holds over the messages so far, or `timeout` seconds pass. Returns the
     /// messages either way, for the assertion to inspect.
     @discardableResult
-    public func wait(timeout: TimeInterval, until condition: ([Message]) -> Bool) -> [Message] {
-        process.waitForOutput(timeout: timeout) { condition($0.map(Self.parse)) }.map(Self.parse)
+    public func wait(timeout: TimeInterval, until condition: @escaping ([Message]) -> Bool) async -> [Message] {
+        await process.waitForOutput(timeout: timeout) { condition($0.map(Self.parse)) }.map(Self.parse)
     }
 
     public func stop() {

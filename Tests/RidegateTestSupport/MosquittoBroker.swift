@@ -31,7 +31,7 @@ public final class MosquittoBroker: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
             if FreePort.canConnect(port: port) { return }
-            if process?.waitForExit(timeout: 0) != nil { break }
+            if process?.hasExited == true { break }
             usleep(20_000)
         }
         let logText = (try? String(contentsOf: log, encoding: .utf8)) ?? ""

@@ -18,16 +18,16 @@ import Testing
         let sub = try MQTTSubscriber(port: broker.port, topic: "rg/#")
         let c = try client(port: broker.port)
         try c.start()
-        sub.wait(timeout: 10) { $0.contains { $0.topic == "rg/t/status" && $0.payload == "online" } }
+        await sub.wait(timeout: 10) { $0.contains { $0.topic == "rg/t/status" && $0.payload == "online" } }
         c.publish(Publication(topic: "heart_rate", payload: #"{"bpm":120}"#))
-        let got = sub.wait(timeout: 10) { $0.contains { $0.topic == "rg/t/heart_rate" } }
+        let got = await sub.wait(timeout: 10) { $0.contains { $0.topic == "rg/t/heart_rate" } }
         #expect(got.contains { $0.topic == "rg/t/heart_rate" && $0.json["bpm"] as? Int == 120 })
         await c.shutdown()
-        let after = sub.wait(timeout: 10) { $0.contains { $0.payload == "offline" } }
+        let after = await sub.wait(timeout: 10) { $0.contains { $0.payload == "offline" } }
         #expect(after.last { $0.topic == "rg/t/status" }?.payload == "offline")
         // Retained: a subscriber arriving later still learns the gateway is offline.
         let late = try MQTTSubscriber(port: broker.port, topic: "rg/t/status")
-        #expect(late.wait(timeout: 10) { !$0.isEmpty }.first?.payload == "offline")
+        #expect(await late.wait(timeout: 10) { !$0.isEmpty }.first?.payload == "offline")
     }
 
     @Test("Messages published while the broker is down are delivered, in order, when it comes back")
@@ -39,13 +39,13 @@ import Testing
         var sub = try MQTTSubscriber(port: port, topic: "rg/t/#", extraArguments: subscriberArguments)
         let c = try client(port: port)
         try c.start()
-        sub.wait(timeout: 10) { $0.contains { $0.payload == "online" } }
+        await sub.wait(timeout: 10) { $0.contains { $0.payload == "online" } }
         sub.stop()
         broker.stop()
         for i in 1...20 { c.publish(Publication(topic: "n", payload: String(i))) }
         broker = try MosquittoBroker(port: port, persistence: true, directory: broker.directory)
         sub = try MQTTSubscriber(port: port, topic: "rg/t/#", extraArguments: subscriberArguments)
-        let got = sub.wait(timeout: 15) { $0.filter { $0.topic == "rg/t/n" }.count >= 20 }
+        let got = await sub.wait(timeout: 15) { $0.filter { $0.topic == "rg/t/n" }.count >= 20 }
         #expect(got.filter { $0.topic == "rg/t/n" }.map(\.payload) == (1...20).map(String.init))
         await c.shutdown()
     }

@@ -1,0 +1,68 @@
+import Foundation
+import RidegateTestSupport
+import Testing
+
+/// The built `ridegate demo` binary against a real mosquitto: what a user sees with ./scripts/demo.
+@Suite(.serialized) struct DemoEndToEndTests {
+    @Test("Heart rate, zone, speed and distance arrive over MQTT within 10 s; SIGTERM publishes offline and exits 0")
+    func demoPublishesAndStopsCleanly() async throws {
+        let broker = try MosquittoBroker()
+        let sub = try MQTTSubscriber(port: broker.port, topic: "ridegate/e2e/#")
+        let started = Date()
+        let demo = try ChildProcess(RidegateAppTestsPaths.executable,
+                                    ["demo", "--broker", "127.0.0.1:\(broker.port)", "--speed", "20", "--device-id", "e2e"],
+                                    captureOutput: true)
+        let messages = await sub.wait(timeout: 10) { messages in
+            messages.contains { $0.topic == "ridegate/e2e/heart_rate" && $0.json["zone"] is Int }
+                && messages.contains { $0.topic == "ridegate/e2e/gps" && ($0.json["speed_mps"] as? Double ?? 0) > 1 }
+                && messages.contains { $0.topic == "ridegate/e2e/ride" && ($0.json["distance_m"] as? Double ?? 0) > 0 }
+        }
+        #expect(Date().timeIntervalSince(started) < 10)
+        #expect(messages.contains { $0.topic == "ridegate/e2e/status" && $0.payload == "online" })
+        let heartRate = try #require(messages.first { $0.topic == "ridegate/e2e/heart_rate" }?.json)
+        #expect((heartRate["bpm"] as? Int ?? 0) > 40)
+        #expect(heartRate["contact"] as? String == "detected")
+        #expect((heartRate["rr_ms"] as? [Double])?.isEmpty == false)
+        // seq increases by one per message on each topic.
+        let gpsSeqs = messages.filter { $0.topic == "ridegate/e2e/gps" }.compactMap { $0.json["seq"] as? Int }
+        #expect(gpsSeqs == Array(1...gpsSeqs.count))
+
+        demo.signal(SIGTERM)
+        let status = await demo.waitForExit(timeout: 5)
+        #expect(status.flatMap(ChildProcess.exitCode) == 0, "output: \(demo.lines.suffix(10))")
+        let after = await sub.wait(timeout: 5) { $0.last { $0.topic == "ridegate/e2e/status" }?.payload == "offline" }
+        #expect(after.last { $0.topic == "ridegate/e2e/status" }?.payload == "offline")
+        #expect(demo.lines.contains { $0.contains("stopping") && $0.contains("SIGTERM") })
+    }
+
+    @Test("run --check-config: 0 for a valid file, 1 naming line and key for a bad one")
+    func checkConfig() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rg-cfg-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let good = dir.appendingPathComponent("good.toml").path
+        let bad = dir.appendingPathComponent("bad.toml").path
+        try "[mqtt]\nport = 1883\n".write(toFile: good, atomically: true, encoding: .utf8)
+        try "[mqtt]\nport = 1883\n[zones]\nmax_hr = 400\n".write(toFile: bad, atomically: true, encoding: .utf8)
+
+        let ok = try ChildProcess(RidegateAppTestsPaths.executable, ["run", "--check-config", "--config", good], captureOutput: true)
+        #expect(await ok.waitForExit(timeout: 10).flatMap(ChildProcess.exitCode) == 0)
+        let notOK = try ChildProcess(RidegateAppTestsPaths.executable, ["run", "--check-config", "--config", bad], captureOutput: true)
+        #expect(await notOK.waitForExit(timeout: 10).flatMap(ChildProcess.exitCode) == 1)
+        let message = await notOK.waitForOutput(timeout: 5) { !$0.isEmpty }.joined(separator: "\n")
+        #expect(message.contains("bad.toml:4: zones.max_hr: 400 is out of range"))
+    }
+
+    @Test("hr decode: JSON for a valid payload, exit 65 and an error kind for a malformed one")
+    func hrDecode() async throws {
+        let ok = try ChildProcess(RidegateAppTestsPaths.executable, ["hr", "decode", "104620032103", "--json"], captureOutput: true)
+        #expect(await ok.waitForExit(timeout: 10).flatMap(ChildProcess.exitCode) == 0)
+        let out = await ok.waitForOutput(timeout: 5) { !$0.isEmpty }.first ?? ""
+        let json = try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [String: Any]
+        #expect(json?["heart_rate_bpm"] as? Int == 70)
+        #expect(json?["hr_format"] as? String == "uint8")
+        #expect(json?["rr_intervals_ms"] as? [Double] == [781.25, 782.227])
+        let bad = try ChildProcess(RidegateAppTestsPaths.executable, ["hr", "decode", "1048e8", "--json"], captureOutput: true)
+        #expect(await bad.waitForExit(timeout: 10).flatMap(ChildProcess.exitCode) == 65)
+        #expect(await bad.waitForOutput(timeout: 5) { $0.contains(#"{"error":"rr_odd_length"}"#) }.contains(#"{"error":"rr_odd_length"}"#))
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import RidegateApp
+import RidegateCore
+import RidegateLinux
+import RidegateTestSupport
+import Testing
+
+/// Events from a source running in the background, awaited as they arrive.
+typealias EventLog = Observed<[SourceEvent]>
+
+extension [SourceEvent] {
+    var fixes: [GPSFix] { compactMap { if case .gpsFix(let f, _) = $0 { f } else { nil } } }
+    var states: [GPSDeviceState] { compactMap { if case .gpsState(let s, _) = $0 { s } else { nil } } }
+}
+
+extension Observed where Value == [SourceEvent] {
+    @Sendable func append(_ event: SourceEvent) { update { $0.append(event) } }
+}
+
+@Suite struct GPSSourceTests {
+    func epoch(_ second: Int) -> String {
+        let t = String(format: "1200%02d.00", second)
+        return NMEAText.sentence("GPGGA,\(t),4000.00000,N,10500.00000,W,1,08,0.9,1600.0,M,-18.0,M,,") + "\r\n"
+            + NMEAText.sentence("GPRMC,\(t),A,4000.00000,N,10500.00000,W,10.000,90.0,210626,,,A") + "\r\n"
+    }
+
+    @Test("NMEA through a pty reaches the real reader and parser as fixes")
+    func fixesFromPty() async throws {
+        let pty = try PseudoTerminal()
+        let log = EventLog([])
+        let source = GPSSource(devicePath: pty.devicePath, baud: 9600, clock: SystemClock(),
+                               logger: CapturingLogHandler().logger(), stopWhenDeviceCloses: true)
+        let task = Task { await source.run(emit: log.append) }
+        // Noise, a bad checksum and a collision on the way must not disturb anything.
+        try pty.controller.writeAll(Array(("\u{1}\u{2}garbage\r\n$GPGGA,bad*00\r\n" + epoch(0) + epoch(1) + epoch(2)).utf8))
+        #expect(await log.wait(timeout: 10) { $0.fixes.count >= 2 }.fixes.count >= 2)
+        let fixes = log.current.fixes
+        #expect(fixes.first?.time?.iso8601 == "2026-06-21T12:00:00.000Z")
+        #expect(fixes.allSatisfy { $0.mode == .threeD && $0.latitude == 40 })
+        pty.close()
+        await task.value // the device closed: the source stops (demo mode)
+        #expect(log.current.states.last == .noDevice)
+    }
+
+    @Test("Unplugged mid-stream and plugged back: the reader notices, waits, and resumes on the same path")
+    func survivesUnplug() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rg-gps-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let link = dir.appendingPathComponent("ridegate-gps").path // like the udev symlink
+        var pty = try PseudoTerminal()
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: pty.devicePath)
+        let log = EventLog([])
+        let source = GPSSource(devicePath: link, baud: 9600, clock: SystemClock(), logger: CapturingLogHandler().logger())
+        let task = Task { await source.run(emit: log.append) }
+        try pty.controller.writeAll(Array((epoch(0) + epoch(1) + epoch(2)).utf8))
+        #expect(await log.wait(timeout: 10) { $0.fixes.count >= 2 }.fixes.count >= 2)
+
+        // Unplug: the device node disappears.
+        pty.close()
+        try FileManager.default.removeItem(atPath: link)
+        #expect(await log.wait(timeout: 10) { $0.states.contains(.noDevice) }.states.contains(.noDevice))
+        let before = log.current.fixes.count
+
+        // Plug back in: a new device behind the same link.
+        pty = try PseudoTerminal()
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: pty.devicePath)
+        let replugged = Date()
+        for second in 3...6 {
+            try pty.controller.writeAll(Array(epoch(second).utf8))
+            if await log.wait(timeout: 1, until: { $0.fixes.count > before + 1 }).fixes.count > before + 1 { break }
+        }
+        #expect(log.current.fixes.count > before + 1)
+        #expect(Date().timeIntervalSince(replugged) < 5)
+        task.cancel()
+        await task.value
+        pty.close()
+    }
+}
