@@ -19,11 +19,14 @@ let package = Package(
         .systemLibrary(
             name: "CBluetooth", pkgConfig: "bluez",
             providers: [.apt(["libbluetooth-dev"])]),
+        .systemLibrary(
+            name: "CGPIOD", pkgConfig: "libgpiod",
+            providers: [.apt(["libgpiod-dev"])]),
         // One shim over libgpiod's v1 (bookworm) and v2 (trixie) APIs, chosen at compile time.
         .target(
             name: "CGPIOShim",
-            cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])],
-            linkerSettings: [.linkedLibrary("gpiod")]),
+            dependencies: ["CGPIOD"],
+            cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])]),
 
         // Linux calls Swift's Glibc module does not expose.
         .target(name: "CLinuxShim", cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])]),

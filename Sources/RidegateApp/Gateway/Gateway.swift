@@ -39,11 +39,16 @@ public struct Gateway: Sendable {
         let reason = await withTaskGroup(of: Void.self, returning: StopReason.self) { outer in
             outer.addTask { await consume(events) }
             let reason = await runSources(emit: { emitter.yield($0) }, signals: signals)
+            logger.debug("sources stopped")
             emitter.finish()
             await outer.waitForAll()
+            logger.debug("events drained")
             return reason
         }
-        for sink in sinks { await sink.shutdown() }
+        for sink in sinks {
+            await sink.shutdown()
+            logger.debug("sink stopped", [("sink", "\(type(of: sink))")])
+        }
         logger.info("stopped")
         return reason
     }

@@ -17,6 +17,9 @@ public final class MosquittoClient: Sendable {
         var awaitedMessage: (mid: Int32, continuation: CheckedContinuation<Bool, Never>)?
         var connectCount = 0
         var flushing = false
+        /// While shutting down, acknowledgements that arrive before anyone waits for them.
+        var shuttingDown = false
+        var earlyAcknowledgements: Set<Int32> = []
     }
 
     /// libmosquitto serialises access to its handle internally (publish is thread-safe with loop_start).
@@ -116,6 +119,7 @@ public final class MosquittoClient: Sendable {
         if isConnected {
             flushOutbox()
             var mid: Int32 = 0
+            state.withLock { $0.shuttingDown = true }
             let offline = Array("offline".utf8)
             let rc = mosquitto_publish(handle, &mid, settings.statusTopic, Int32(offline.count), offline, 1, true)
             if rc == MOSQ_ERR_SUCCESS.rawValue {
@@ -128,14 +132,20 @@ public final class MosquittoClient: Sendable {
             logger.warning("messages not delivered before shutdown", [("mqtt.pending", String(pending))])
         }
         mosquitto_disconnect(handle)
-        mosquitto_loop_stop(handle, false)
+        // Forced: the network thread may be sleeping out a reconnect delay.
+        mosquitto_loop_stop(handle, true)
     }
 
     private func waitForAcknowledgement(mid: Int32, timeout: Double) async -> Bool {
         await withTaskGroup(of: Bool.self) { group in
             group.addTask {
                 await withCheckedContinuation { continuation in
-                    self.state.withLock { $0.awaitedMessage = (mid, continuation) }
+                    let alreadyAcknowledged = self.state.withLock { s -> Bool in
+                        if s.earlyAcknowledgements.remove(mid) != nil { return true }
+                        s.awaitedMessage = (mid, continuation)
+                        return false
+                    }
+                    if alreadyAcknowledged { continuation.resume(returning: true) }
                 }
             }
             group.addTask {
@@ -196,7 +206,10 @@ public final class MosquittoClient: Sendable {
 
     private func didPublish(_ mid: Int32) {
         let waiter = state.withLock { s -> CheckedContinuation<Bool, Never>? in
-            guard let awaited = s.awaitedMessage, awaited.mid == mid else { return nil }
+            guard let awaited = s.awaitedMessage, awaited.mid == mid else {
+                if s.shuttingDown { s.earlyAcknowledgements.insert(mid) }
+                return nil
+            }
             s.awaitedMessage = nil
             return awaited.continuation
         }

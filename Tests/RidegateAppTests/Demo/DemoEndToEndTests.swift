@@ -28,7 +28,7 @@ import Testing
         #expect(gpsSeqs == Array(1...gpsSeqs.count))
 
         demo.signal(SIGTERM)
-        let status = await demo.waitForExit(timeout: 5)
+        let status = await demo.waitForExit(timeout: 2) // the orderly stop the issue promises: within 2 s
         #expect(status.flatMap(ChildProcess.exitCode) == 0, "output: \(demo.lines.suffix(10))")
         let after = await sub.wait(timeout: 5) { $0.last { $0.topic == "ridegate/e2e/status" }?.payload == "offline" }
         #expect(after.last { $0.topic == "ridegate/e2e/status" }?.payload == "offline")
