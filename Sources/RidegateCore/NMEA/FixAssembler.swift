@@ -14,13 +14,22 @@ public struct FixAssembler: Sendable {
     public private(set) var date: CivilDate?
     private var lastTimeOfDay: Double?
 
-    public init(assumedDate: CivilDate? = nil) {
+    /// Dates before this are week-rollover victims and are moved forward (nil: trust the receiver, as a
+    /// replay of an old capture must).
+    public let notBefore: CivilDate?
+    /// How many rollover corrections were applied (for logs and the health topic).
+    public private(set) var rolloverCorrections = 0
+
+    public init(assumedDate: CivilDate? = nil, notBefore: CivilDate? = nil) {
         date = assumedDate
+        self.notBefore = notBefore
     }
 
     /// Feeds one decoded sentence; returns the fixes completed by it: none, the current epoch (its cycle
     /// ender arrived), the previous one (the time moved on without it), or both.
     public mutating func consume(_ sentence: NMEASentence) -> [GPSFix] {
+        // Text comes whenever the receiver has something to say: not part of the cycle.
+        if case .txt = sentence.body { return [] }
         var completed: [GPSFix] = []
         if let tod = sentence.timeOfDay {
             if let currentTOD = currentTimeOfDay, abs(currentTOD - tod) > 0.0005 {
@@ -41,6 +50,9 @@ public struct FixAssembler: Sendable {
         }
         return completed
     }
+
+    /// The epoch as assembled so far (what `ridegate nmea` reports per sentence).
+    public var inProgress: GPSFix { finish(current) }
 
     /// The epoch in progress, for a caller that must flush at end of input.
     public mutating func flush() -> GPSFix? {
@@ -67,11 +79,19 @@ public struct FixAssembler: Sendable {
             fix.latitude = nil
             fix.longitude = nil
             fix.altitudeMSL = nil
+            fix.speedMetersPerSecond = nil
+            fix.trackDegrees = nil
         }
         return fix
     }
 
-    private mutating func setDate(_ newDate: CivilDate, timeOfDay: Double?) {
+    private mutating func setDate(_ reported: CivilDate, timeOfDay: Double?) {
+        var newDate = reported
+        if let floor = notBefore {
+            let fixed = GPSWeekRollover.corrected(reported, notBefore: floor)
+            if fixed.eras > 0 { rolloverCorrections += 1 }
+            newDate = fixed.date
+        }
         date = newDate
         if let tod = timeOfDay ?? currentTimeOfDay { current.time = Timestamp(date: newDate, secondsOfDay: tod) }
     }
@@ -124,6 +144,13 @@ public struct FixAssembler: Sendable {
             if let type = gsa.fixType, type == 3, current.mode == .twoD { current.mode = .threeD }
         case .zda(let zda):
             if let d = zda.date { setDate(d, timeOfDay: zda.timeOfDay) }
+        case .gsv(let gsv):
+            // Count each talker's (and NMEA 4.1 signal's) group once, on its first sentence.
+            if gsv.sentenceNumber == 1, gsv.signalID == nil || gsv.signalID == 1, let n = gsv.satellitesInView {
+                current.satellitesInView = (current.satellitesInView ?? 0) + n
+            }
+        case .txt:
+            break
         }
     }
 }

@@ -25,6 +25,8 @@ public struct GPSFix: Sendable, Equatable {
     public var speedMetersPerSecond: Double?
     public var trackDegrees: Double?
     public var satellitesUsed: Int?
+    /// Satellites in view, summed over the constellations' GSV groups of the epoch.
+    public var satellitesInView: Int?
     public var hdop: Double?
     public var vdop: Double?
     public var pdop: Double?

@@ -8,6 +8,8 @@ public struct NMEASentence: Sendable, Equatable {
         case vtg(VTG)
         case gsa(GSA)
         case zda(ZDA)
+        case gsv(GSV)
+        case txt(TXT)
     }
 
     /// `GP`, `GN`, `GL`, `GA`, `GB`, `BD`, `GQ`, `QZ`…
@@ -26,6 +28,8 @@ public struct NMEASentence: Sendable, Equatable {
         case .vtg: "VTG"
         case .gsa: "GSA"
         case .zda: "ZDA"
+        case .gsv: "GSV"
+        case .txt: "TXT"
         }
     }
 
@@ -37,7 +41,7 @@ public struct NMEASentence: Sendable, Equatable {
         case .gll(let s): s.timeOfDay
         case .gns(let s): s.timeOfDay
         case .zda(let s): s.timeOfDay
-        case .vtg, .gsa: nil
+        case .vtg, .gsa, .gsv, .txt: nil
         }
     }
 }

@@ -3,7 +3,7 @@ import RidegateTestSupport
 import Testing
 
 /// The built `ridegate demo` binary against a real mosquitto: what a user sees with ./scripts/demo.
-@Suite(.serialized) struct DemoEndToEndTests {
+@Suite(.serialized) struct CommandTests {
     @Test("Heart rate, zone, speed and distance arrive over MQTT within 10 s; SIGTERM publishes offline and exits 0")
     func demoPublishesAndStopsCleanly() async throws {
         let broker = try MosquittoBroker()
