@@ -47,7 +47,7 @@ import Testing
     func outcomes() {
         let d = NMEADecoder()
         #expect(d.decode(line: Array(NMEAText.sentence("PGRME,15.0,M,45.0,M,25.0,M").utf8)) == .ignored(address: "PGRME"))
-        #expect(d.decode(line: Array("$GPGSV,1,1,00*79".utf8)) == .ignored(address: "GPGSV"))
+        #expect(d.decode(line: Array(NMEAText.sentence("GPGST,172814.0,0.006,0.023,0.020,273.6,0.023,0.020,0.031").utf8)) == .ignored(address: "GPGST"))
         #expect(d.decode(line: Array(NMEAText.sentence("GPXYZ,1,2").utf8)) == .unknown(address: "GPXYZ"))
         if case .tooShort(let address, _) = d.decode(line: Array(NMEAText.sentence("GPRMC,123519,A").utf8)) {
             #expect(address == "GPRMC")
