@@ -24,10 +24,10 @@ public enum GatewayAssembly {
         let clock = SystemClock()
         var sources: [any EventSource] = []
         if config.gps.enabled {
-            let baud: Int
+            let baud: GPSSource.Baud
             switch config.gps.baud {
-            case .fixed(let rate): baud = rate
-            case .auto: baud = 9600 // rate detection arrives with the GPS issue; 9600 is the common default
+            case .fixed(let rate): baud = .fixed(rate)
+            case .auto: baud = .auto
             }
             sources.append(GPSSource(devicePath: config.gps.device, baud: baud, clock: clock, logger: logger.labeled("gps")))
         }
@@ -61,7 +61,9 @@ public enum GatewayAssembly {
             ("demo.speed", String(options.speed)), ("gps.device", pty.devicePath),
         ])
         let sources: [any EventSource] = [
-            GPSSource(devicePath: pty.devicePath, baud: 9600, clock: clock, logger: logger.labeled("gps"), stopWhenDeviceCloses: true),
+            // The bundled ride is dated 2026-06-21: no rollover floor for a replay.
+            GPSSource(devicePath: pty.devicePath, baud: .fixed(9600), clock: clock, logger: logger.labeled("gps"),
+                      stopWhenDeviceCloses: true, rolloverFloor: nil),
             SimulatedStrap(strapID: "demo-strap", profile: profile, speed: options.speed, clock: clock, logger: logger.labeled("strap")),
         ]
         var config = config

@@ -1,48 +1,61 @@
+import Dispatch
 import RidegateCore
 import RidegateLinux
 
 /// A GPS receiver on a serial device: raw termios, NMEA lines, one fix per epoch.
 ///
-/// When the device disappears (USB unplugged, pty closed) it reports `no_device`, logs once, and reopens
-/// with a bounded backoff (0.5 s doubling to 2 s), so it resumes within 2 s of the device coming back
-/// without ever spinning.
+/// When the device disappears (USB unplugged, pty closed) it reports `no_device`, logs once, and sleeps
+/// until something appears in the device's directory (inotify), with a 2 s ceiling in case the event is
+/// missed: it resumes within moments of the device coming back, never spinning. An open device that sends
+/// nothing parseable for 5 s is reported as `no_data` (wrong baud rate, TX/RX swapped).
 public struct GPSSource: EventSource {
+    public enum Baud: Sendable, Equatable {
+        case fixed(Int)
+        case auto
+    }
+
     public let name = "gps"
     public let devicePath: String
-    public let baud: Int
+    public let baud: Baud
     public let clock: SystemClock
     public let logger: Logger
-    /// Stop instead of reopening when the device goes away (a replayed file that has ended).
+    /// Stop instead of reopening when the device goes away (a replayed capture that has ended).
     public let stopWhenDeviceCloses: Bool
+    /// Dates before this are GPS week-rollover victims (nil for replays of old captures).
+    public let rolloverFloor: CivilDate?
+    /// Seconds without a valid sentence before `no_data` is reported.
+    public let dataTimeout: Double
 
-    public init(devicePath: String, baud: Int, clock: SystemClock, logger: Logger, stopWhenDeviceCloses: Bool = false) {
+    public init(devicePath: String, baud: Baud, clock: SystemClock, logger: Logger, stopWhenDeviceCloses: Bool = false,
+                rolloverFloor: CivilDate? = GPSWeekRollover.releaseFloor, dataTimeout: Double = 5) {
+        self.dataTimeout = dataTimeout
         self.devicePath = devicePath
         self.baud = baud
         self.clock = clock
         self.logger = logger
         self.stopWhenDeviceCloses = stopWhenDeviceCloses
+        self.rolloverFloor = rolloverFloor
     }
 
     public func run(emit: @escaping @Sendable (SourceEvent) -> Void) async {
-        var backoff = 0.5
         var reportedMissing = false
+        let directory = String(devicePath.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/"))
+        let watcher = (try? DirectoryWatcher(directory: directory.isEmpty ? "/" : directory)) ?? (try? DirectoryWatcher(directory: "/dev"))
         while !Task.isCancelled {
             let port: SerialPort
             do {
-                port = try SerialPort.open(path: devicePath, baud: baud)
+                port = try await open()
             } catch {
                 if !reportedMissing {
                     logger.warning("GPS device unavailable; waiting for it", [("gps.device", devicePath), ("gps.error", error.description)])
                     emit(.gpsState(.noDevice, at: clock.now()))
                     reportedMissing = true
                 }
-                try? await Task.sleep(nanoseconds: UInt64(backoff * 1e9))
-                backoff = min(backoff * 2, 2)
+                if let watcher { await watcher.waitForChange(timeout: 2) } else { try? await Task.sleep(nanoseconds: 2_000_000_000) }
                 continue
             }
-            backoff = 0.5
             reportedMissing = false
-            logger.info("GPS device open", [("gps.device", devicePath), ("gps.baud", String(baud))])
+            logger.info("GPS device open", [("gps.device", devicePath)])
             let statistics = await read(port, emit: emit)
             if Task.isCancelled { break }
             logger.warning("GPS device went away", [("gps.device", devicePath), ("gps.nmea", statistics.summary)])
@@ -52,11 +65,27 @@ public struct GPSSource: EventSource {
         }
     }
 
+    private func open() async throws(SerialPortError) -> SerialPort {
+        switch baud {
+        case .fixed(let rate):
+            return try SerialPort.open(path: devicePath, baud: rate)
+        case .auto:
+            guard let rate = try await BaudRateDetector(devicePath: devicePath).detect() else {
+                throw SerialPortError.noRecognisableData(path: devicePath)
+            }
+            logger.info("GPS baud rate detected", [("gps.baud", String(rate))])
+            return try SerialPort.open(path: devicePath, baud: rate)
+        }
+    }
+
     private func read(_ port: SerialPort, emit: @escaping @Sendable (SourceEvent) -> Void) async -> NMEAStatistics {
         var splitter = LineSplitter(maximumLength: NMEAFraming.maximumLength + 8)
         let decoder = NMEADecoder()
-        var assembler = FixAssembler()
+        var assembler = FixAssembler(notBefore: rolloverFloor)
         var statistics = NMEAStatistics()
+        var rolloverLogged = false
+        let watchdog = DataWatchdog(seconds: dataTimeout) { emit(.gpsState(.noData, at: clock.now())) }
+        defer { watchdog.stop() }
         do {
             for try await chunk in ReadableChunks.stream(port.descriptor, label: devicePath) {
                 let now = clock.now()
@@ -65,17 +94,86 @@ public struct GPSSource: EventSource {
                     statistics.count(outcome)
                     switch outcome {
                     case .decoded(let sentence):
+                        watchdog.kick()
+                        if case .txt(let text) = sentence.body {
+                            logger.info("receiver says", [("gps.text", text.text)])
+                        }
                         for fix in assembler.consume(sentence) { emit(.gpsFix(fix, at: now)) }
-                    case .rejected(let reason) where reason != .empty:
+                        if assembler.rolloverCorrections > 0, !rolloverLogged {
+                            rolloverLogged = true
+                            logger.warning("receiver reports a date before a GPS week rollover; correcting by 1024 weeks",
+                                           [("gps.date", assembler.date?.description ?? "?")])
+                        }
+                    case .rejected(.empty):
+                        break
+                    case .rejected(let reason):
                         logger.debug("NMEA line rejected", [("gps.reason", "\(reason)")])
                     default:
-                        break
+                        watchdog.kick() // a valid sentence we do not use still means the link works
                     }
                 }
             }
         } catch {
             logger.debug("GPS read ended", [("gps.error", "\(error)")])
         }
+        statistics.overlong += splitter.overlongLines
         return statistics
+    }
+}
+
+/// Calls `expired` once when `seconds` pass without a `kick()`. One timer, re-armed lazily: while data
+/// flows it wakes at most once per period, and not at all once it has fired until data returns.
+final class DataWatchdog: @unchecked Sendable {
+    // @unchecked: all mutable state is touched only on `queue`.
+    private let queue = DispatchQueue(label: "ridegate.gps.watchdog")
+    private let seconds: Double
+    private let expired: @Sendable () -> Void
+    private var timer: DispatchSourceTimer?
+    private var lastKick = SystemClock.monotonicSeconds()
+    private var fired = false
+
+    init(seconds: Double, expired: @escaping @Sendable () -> Void) {
+        self.seconds = seconds
+        self.expired = expired
+        queue.async { self.arm(after: seconds) }
+    }
+
+    func kick() {
+        let now = SystemClock.monotonicSeconds()
+        queue.async {
+            self.lastKick = now
+            if self.fired {
+                self.fired = false
+                self.arm(after: self.seconds)
+            }
+        }
+    }
+
+    private func arm(after delay: Double) {
+        timer?.cancel()
+        let t = DispatchSource.makeTimerSource(queue: queue)
+        t.schedule(deadline: .now() + delay, leeway: .milliseconds(200))
+        t.setEventHandler { [weak self] in self?.check() }
+        timer = t
+        t.resume()
+    }
+
+    private func check() {
+        let idle = SystemClock.monotonicSeconds() - lastKick
+        if idle >= seconds {
+            fired = true
+            timer?.cancel()
+            timer = nil
+            expired()
+        } else {
+            arm(after: seconds - idle)
+        }
+    }
+
+    func stop() {
+        queue.sync {
+            timer?.cancel()
+            timer = nil
+        }
     }
 }

@@ -55,6 +55,7 @@ public enum SerialPortError: Error, Sendable, CustomStringConvertible {
     case open(path: String, errno: Errno)
     case notATerminal(path: String, errno: Errno)
     case configure(path: String, errno: Errno)
+    case noRecognisableData(path: String)
 
     public var description: String {
         switch self {
@@ -72,6 +73,8 @@ public enum SerialPortError: Error, Sendable, CustomStringConvertible {
             return "\(path): not a serial device (\(e)); gps.device must name a tty"
         case .configure(let path, let e):
             return "\(path): cannot set raw mode and baud rate: \(e)"
+        case .noRecognisableData(let path):
+            return "\(path): no valid NMEA at any common baud rate; check the wiring (module TX to the Pi's RX) and that the receiver is powered, or set gps.baud"
         }
     }
 }

@@ -28,7 +28,7 @@ extension Observed where Value == [SourceEvent] {
     func fixesFromPty() async throws {
         let pty = try PseudoTerminal()
         let log = EventLog([])
-        let source = GPSSource(devicePath: pty.devicePath, baud: 9600, clock: SystemClock(),
+        let source = GPSSource(devicePath: pty.devicePath, baud: .fixed(9600), clock: SystemClock(),
                                logger: CapturingLogHandler().logger(), stopWhenDeviceCloses: true)
         let task = Task { await source.run(emit: log.append) }
         // Noise, a bad checksum and a collision on the way must not disturb anything.
@@ -50,7 +50,7 @@ extension Observed where Value == [SourceEvent] {
         var pty = try PseudoTerminal()
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: pty.devicePath)
         let log = EventLog([])
-        let source = GPSSource(devicePath: link, baud: 9600, clock: SystemClock(), logger: CapturingLogHandler().logger())
+        let source = GPSSource(devicePath: link, baud: .fixed(9600), clock: SystemClock(), logger: CapturingLogHandler().logger())
         let task = Task { await source.run(emit: log.append) }
         try pty.controller.writeAll(Array((epoch(0) + epoch(1) + epoch(2)).utf8))
         #expect(await log.wait(timeout: 10) { $0.fixes.count >= 2 }.fixes.count >= 2)
@@ -74,5 +74,38 @@ extension Observed where Value == [SourceEvent] {
         task.cancel()
         await task.value
         pty.close()
+    }
+
+    @Test("An open device that sends nothing parseable is reported as no_data, and ok again when data returns")
+    func noData() async throws {
+        let pty = try PseudoTerminal()
+        let log = EventLog([])
+        let source = GPSSource(devicePath: pty.devicePath, baud: .fixed(9600), clock: SystemClock(),
+                               logger: CapturingLogHandler().logger(), stopWhenDeviceCloses: true, dataTimeout: 0.3)
+        let task = Task { await source.run(emit: log.append) }
+        try pty.controller.writeAll(Array("\u{0}\u{1}noise at the wrong baud rate\r\n".utf8))
+        #expect(await log.wait(timeout: 10) { $0.states.contains(.noData) }.states.contains(.noData))
+        try pty.controller.writeAll(Array((epoch(0) + epoch(1) + epoch(2)).utf8))
+        #expect(await log.wait(timeout: 10) { $0.fixes.count >= 2 }.fixes.count >= 2)
+        pty.close()
+        await task.value
+    }
+
+    @Test("Baud auto-detection finds a talking receiver, and gives up on silence with a clear error")
+    func autoBaud() async throws {
+        let pty = try PseudoTerminal()
+        defer { pty.close() }
+        let feeder = Task {
+            for second in 0..<30 where !Task.isCancelled {
+                try? pty.controller.writeAll(Array(epoch(second % 10).utf8))
+                try? await Task.sleep(nanoseconds: 50_000_000)
+            }
+        }
+        let rate = try await BaudRateDetector(devicePath: pty.devicePath, listenSeconds: 1).detect()
+        feeder.cancel()
+        #expect(rate == 9600) // a pty carries any rate: the first candidate hears valid checksums
+        let silent = try PseudoTerminal()
+        defer { silent.close() }
+        #expect(try await BaudRateDetector(devicePath: silent.devicePath, listenSeconds: 0.05).detect() == nil)
     }
 }

@@ -67,4 +67,20 @@ import Testing
         for s in sentences(lines) { fixes += assembler.consume(s) }
         #expect(fixes.map { $0.time?.iso8601 ?? "" } == ["2026-06-21T23:59:59.000Z", "2026-06-22T00:00:00.000Z", "2026-06-22T00:00:01.000Z"])
     }
+
+    @Test("A date from before a GPS week rollover is moved forward by 1024 weeks when a floor is known")
+    func weekRollover() {
+        // Telit HE910 after 2019-04-06 (gpsd's april6_2019 capture): 1999-08-22 means 2019-04-07.
+        let line = NMEAText.sentence("GPRMC,000231.42,A,4829.0005,N,00022.0016,E,0.16,212.28,220899,,,A")
+        var live = FixAssembler(notBefore: CivilDate(year: 2019, month: 1, day: 1))
+        var replay = FixAssembler()
+        for s in sentences([line]) {
+            _ = live.consume(s)
+            _ = replay.consume(s)
+        }
+        #expect(live.date == CivilDate(year: 2019, month: 4, day: 7))
+        #expect(live.rolloverCorrections == 1)
+        #expect(replay.date == CivilDate(year: 1999, month: 8, day: 22))
+        #expect(GPSWeekRollover.corrected(CivilDate(year: 2026, month: 6, day: 21), notBefore: GPSWeekRollover.releaseFloor).eras == 0)
+    }
 }
