@@ -52,6 +52,10 @@ struct DemoCommand: AsyncParsableCommand {
                 throw ExitCode(ExitStatus.config)
             }
         }
+        if config == nil {
+            // Not the daemon's state: a demo must not seed a real gateway's last position.
+            settings.stateDirectory = "/tmp/ridegate-demo-state"
+        }
         settings.mqtt.host = broker.host
         settings.mqtt.port = broker.port
         if let id = deviceID { settings.deviceID = id }

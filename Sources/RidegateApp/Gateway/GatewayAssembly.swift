@@ -34,7 +34,9 @@ public enum GatewayAssembly {
         if config.heartRate.enabled {
             logger.warning("heart-rate straps over Bluetooth are not wired in yet; running without them")
         }
-        let sinks = try makeSinks(config: config, deviceID: deviceID(config), logger: logger)
+        let store = StateStoreSink(directory: config.stateDirectory, logger: logger.labeled("state"))
+        sources.append(RememberedPositionSource(store: store, clock: clock))
+        let sinks = try makeSinks(config: config, deviceID: deviceID(config), logger: logger) + [store]
         return Gateway(sources: sources, sinks: sinks, core: makeCore(config), clock: clock, logger: logger.labeled("gateway"))
     }
 
@@ -60,7 +62,9 @@ public enum GatewayAssembly {
             ("demo.ride", options.ridePath), ("demo.minutes", String(Int(profile.duration / 60))),
             ("demo.speed", String(options.speed)), ("gps.device", pty.devicePath),
         ])
+        let store = StateStoreSink(directory: config.stateDirectory, logger: logger.labeled("state"))
         let sources: [any EventSource] = [
+            RememberedPositionSource(store: store, clock: clock),
             // The bundled ride is dated 2026-06-21: no rollover floor for a replay.
             GPSSource(devicePath: pty.devicePath, baud: .fixed(9600), clock: clock, logger: logger.labeled("gps"),
                       stopWhenDeviceCloses: true, rolloverFloor: nil),
@@ -68,7 +72,7 @@ public enum GatewayAssembly {
         ]
         var config = config
         if config.led.mode == .off { config.led.mode = .console }
-        let sinks = try makeSinks(config: config, deviceID: deviceID(config), logger: logger)
+        let sinks = try makeSinks(config: config, deviceID: deviceID(config), logger: logger) + [store]
         return Gateway(sources: sources, sinks: sinks, core: makeCore(config), clock: clock, logger: logger.labeled("gateway"),
                        stopWhenSourcesEnd: true, companions: [{
                            await replayer.play(into: pty)
@@ -87,7 +91,9 @@ public enum GatewayAssembly {
         GatewayCore(settings: .init(
             zones: config.zones.zones, zoneMarginBPM: config.zones.marginBPM, zoneDwellSeconds: config.zones.dwellSeconds,
             autoPauseSpeed: config.ride.autoPauseSpeed, rideSummaryInterval: config.ride.summaryIntervalSeconds,
-            heartRateEnabled: config.heartRate.enabled))
+            heartRateEnabled: config.heartRate.enabled, sunEnabled: config.sun.enabled,
+            sunsetWarningLead: config.sun.warningLeadMinutes * 60, sunMoveThresholdMeters: config.sun.moveThresholdKilometers * 1000,
+            sunPublishInterval: config.sun.publishIntervalSeconds))
     }
 
     static func makeSinks(config: GatewayConfig, deviceID: String, logger: Logger) throws(SetupError) -> [any EffectSink] {

@@ -52,12 +52,21 @@ public struct GatewayConfig: Sendable, Equatable {
         public var activeLow = false
     }
 
+    public struct Sun: Sendable, Equatable {
+        public var enabled = true
+        public var warningLeadMinutes = 30.0
+        public var moveThresholdKilometers = 25.0
+        public var publishIntervalSeconds = 60.0
+    }
+
     public struct Ride: Sendable, Equatable {
         public var autoPauseSpeed = 1.0
         public var summaryIntervalSeconds = 10.0
     }
 
     public var deviceID: String?
+    /// Where the gateway keeps what must survive a restart (last position, later the spool).
+    public var stateDirectory = "/var/lib/ridegate"
     public var logLevel = Logger.Level.info
     public var mqtt = MQTT()
     public var gps = GPS()
@@ -65,6 +74,7 @@ public struct GatewayConfig: Sendable, Equatable {
     public var zones = Zones()
     public var led = LED()
     public var ride = Ride()
+    public var sun = Sun()
 
     public init() {}
 
@@ -77,6 +87,10 @@ public struct GatewayConfig: Sendable, Equatable {
                                 "\"\(id)\" is not allowed; use letters, digits, '-' and '_' (it becomes part of MQTT topics)")
             }
             deviceID = id
+        }
+        stateDirectory = try top.string("state_directory", default: stateDirectory)
+        guard stateDirectory.hasPrefix("/") else {
+            throw top.error("state_directory", root.tableEntry("state_directory"), "\"\(stateDirectory)\" must be an absolute path, e.g. \"/var/lib/ridegate\"")
         }
         let levelName = try top.choice("log_level", default: "info", allowed: Logger.Level.allCases.map(\.name))
         logLevel = Logger.Level(name: levelName) ?? .info
@@ -153,6 +167,13 @@ public struct GatewayConfig: Sendable, Equatable {
         ride.autoPauseSpeed = try r.number("auto_pause_speed_mps", default: ride.autoPauseSpeed, range: 0...10)
         ride.summaryIntervalSeconds = try r.number("summary_interval_s", default: ride.summaryIntervalSeconds, range: 1...3600)
         try r.finish()
+
+        var s = try top.subtable("sun")
+        sun.enabled = try s.bool("enabled", default: sun.enabled)
+        sun.warningLeadMinutes = try s.number("warning_lead_min", default: sun.warningLeadMinutes, range: 0...240)
+        sun.moveThresholdKilometers = try s.number("move_threshold_km", default: sun.moveThresholdKilometers, range: 0.1...1000)
+        sun.publishIntervalSeconds = try s.number("publish_interval_s", default: sun.publishIntervalSeconds, range: 10...3600)
+        try s.finish()
 
         try top.finish()
     }

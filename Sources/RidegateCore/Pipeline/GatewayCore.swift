@@ -9,9 +9,19 @@ public struct GatewayCore: Sendable {
         /// Ride-time seconds between `ride` summaries.
         public var rideSummaryInterval: Double
         public var heartRateEnabled: Bool
+        public var sunEnabled: Bool
+        public var sunsetWarningLead: Double
+        public var sunMoveThresholdMeters: Double
+        public var sunPublishInterval: Double
 
         public init(zones: HeartRateZones, zoneMarginBPM: Int = 2, zoneDwellSeconds: Double = 3,
-                    autoPauseSpeed: Double = 1.0, rideSummaryInterval: Double = 10, heartRateEnabled: Bool = true) {
+                    autoPauseSpeed: Double = 1.0, rideSummaryInterval: Double = 10, heartRateEnabled: Bool = true,
+                    sunEnabled: Bool = true, sunsetWarningLead: Double = 1800, sunMoveThresholdMeters: Double = 25_000,
+                    sunPublishInterval: Double = 60) {
+            self.sunEnabled = sunEnabled
+            self.sunsetWarningLead = sunsetWarningLead
+            self.sunMoveThresholdMeters = sunMoveThresholdMeters
+            self.sunPublishInterval = sunPublishInterval
             self.zones = zones
             self.zoneMarginBPM = zoneMarginBPM
             self.zoneDwellSeconds = zoneDwellSeconds
@@ -31,6 +41,9 @@ public struct GatewayCore: Sendable {
     private var strapStates: [String: StrapState] = [:]
     private var contact: HeartRateMeasurement.SensorContact = .notSupported
     private var gpsState: GPSDeviceState?
+    private var sun: (date: CivilDate, latitude: Double, longitude: Double, published: Timestamp)?
+    private var remembered: (latitude: Double, longitude: Double)?
+    public private(set) var sunsetWarning = false
 
     public init(settings: Settings) {
         self.settings = settings
@@ -86,11 +99,50 @@ public struct GatewayCore: Sendable {
                 lastRideSummary = ts
                 effects.append(.publish(rideSummary(ts: ts)))
             }
+            if fix.hasPosition, time.isTrusted, let lat = fix.latitude, let lon = fix.longitude {
+                effects += sunEffects(latitude: lat, longitude: lon, now: ts)
+            }
 
         case .gpsState(let state, let at):
             effects += gpsStateEffects(state, ts: time.utc(for: at))
+
+        case .lastKnownPosition(let lat, let lon, let at):
+            if sun == nil { effects += seedPosition(latitude: lat, longitude: lon, at: at) }
         }
         if let signal = newLEDSignal() { effects.append(.showOnLED(signal)) }
+        return effects
+    }
+
+    /// Publishes the sun for a position remembered from an earlier run, before the first fix, stamped with
+    /// the system clock (and saying so).
+    public mutating func seedPosition(latitude: Double, longitude: Double, at receive: ReceiveTime) -> [Effect] {
+        remembered = (latitude, longitude)
+        return sunEffects(latitude: latitude, longitude: longitude, now: time.utc(for: receive), force: true)
+    }
+
+    /// The sun is republished when the solar day changes, when the rider has moved far enough for the
+    /// times to shift, and every `sunPublishInterval` so the countdown moves; it is retained.
+    private mutating func sunEffects(latitude: Double, longitude: Double, now: Timestamp, force: Bool = false) -> [Effect] {
+        guard settings.sunEnabled else { return [] }
+        let date = CivilDate(daysSince1970: Int(((now.secondsSince1970 + longitude / 15 * 3600) / 86_400).rounded(.down)))
+        var due = force || sun == nil
+        if let last = sun {
+            let moved = GreatCircle.distanceMeters(lat1: last.latitude, lon1: last.longitude, lat2: latitude, lon2: longitude)
+            due = due || last.date != date || moved >= settings.sunMoveThresholdMeters || now - last.published >= settings.sunPublishInterval
+        }
+        guard due else { return [] }
+        let report = SunReport(latitude: latitude, longitude: longitude, now: now, warningLead: settings.sunsetWarningLead)
+        sun = (date, latitude, longitude, now)
+        sunsetWarning = report.sunsetWarning
+        var effects: [Effect] = [.publish(Publication(
+            topic: "sun", payload: report.payload(ts: now, seq: nextSequence("sun"), clockTrusted: time.isTrusted), retain: true))]
+        let far = remembered.map {
+            GreatCircle.distanceMeters(lat1: $0.latitude, lon1: $0.longitude, lat2: latitude, lon2: longitude) >= 1000
+        } ?? true
+        if far {
+            remembered = (latitude, longitude)
+            effects.append(.rememberPosition(latitude: latitude, longitude: longitude))
+        }
         return effects
     }
 

@@ -17,4 +17,6 @@ public struct Publication: Sendable, Equatable {
 public enum Effect: Sendable, Equatable {
     case publish(Publication)
     case showOnLED(LEDSignal)
+    /// Keep this position across restarts, so the sun can be published before the first fix.
+    case rememberPosition(latitude: Double, longitude: Double)
 }

@@ -17,6 +17,8 @@ public enum SourceEvent: Sendable {
     case strapState(strap: String, StrapState, at: ReceiveTime)
     case gpsFix(GPSFix, at: ReceiveTime)
     case gpsState(GPSDeviceState, at: ReceiveTime)
+    /// Where the bike was when the gateway last ran (from the state directory), before any fix.
+    case lastKnownPosition(latitude: Double, longitude: Double, at: ReceiveTime)
 }
 
 public enum StrapState: String, Sendable {

@@ -16,6 +16,7 @@ import Testing
             messages.contains { $0.topic == "ridegate/e2e/heart_rate" && $0.json["zone"] is Int }
                 && messages.contains { $0.topic == "ridegate/e2e/gps" && ($0.json["speed_mps"] as? Double ?? 0) > 1 }
                 && messages.contains { $0.topic == "ridegate/e2e/ride" && ($0.json["distance_m"] as? Double ?? 0) > 0 }
+                && messages.filter { $0.topic == "ridegate/e2e/sun" }.count >= 2
         }
         #expect(Date().timeIntervalSince(started) < 10)
         #expect(messages.contains { $0.topic == "ridegate/e2e/status" && $0.payload == "online" })
@@ -23,6 +24,9 @@ import Testing
         #expect((heartRate["bpm"] as? Int ?? 0) > 40)
         #expect(heartRate["contact"] as? String == "detected")
         #expect((heartRate["rr_ms"] as? [Double])?.isEmpty == false)
+        // The sun is published, and its countdown moves as the ride goes on.
+        let countdown = messages.filter { $0.topic == "ridegate/e2e/sun" }.compactMap { $0.json["seconds_to_sunset"] as? Int }
+        #expect(countdown.count >= 2 && countdown[1] < countdown[0])
         // seq increases by one per message on each topic.
         let gpsSeqs = messages.filter { $0.topic == "ridegate/e2e/gps" }.compactMap { $0.json["seq"] as? Int }
         #expect(gpsSeqs == Array(1...gpsSeqs.count))
@@ -64,5 +68,25 @@ import Testing
         let bad = try ChildProcess(RidegateAppTestsPaths.executable, ["hr", "decode", "1048e8", "--json"], captureOutput: true)
         #expect(await bad.waitForExit(timeout: 10).flatMap(ChildProcess.exitCode) == 65)
         #expect(await bad.waitForOutput(timeout: 5) { $0.contains(#"{"error":"rr_odd_length"}"#) }.contains(#"{"error":"rr_odd_length"}"#))
+    }
+
+    @Test("sun --json keeps the contract: statuses always, events only when they occur")
+    func sunJSON() async throws {
+        let ok = try ChildProcess(RidegateAppTestsPaths.executable,
+                                  ["sun", "--lat", "39.7392", "--lon", "-104.9903", "--date", "2024-03-20", "--json"], captureOutput: true)
+        let line = await ok.waitForOutput(timeout: 10) { !$0.isEmpty }.first ?? ""
+        let json = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] ?? [:]
+        #expect(json["status"] as? String == "ok" && json["civil_status"] as? String == "ok")
+        #expect((json["sunrise"] as? String)?.hasPrefix("2024-03-20T13:02:2") == true)
+        #expect((json["sunset"] as? String)?.hasPrefix("2024-03-21T01:12:") == true)
+        let polar = try ChildProcess(RidegateAppTestsPaths.executable,
+                                     ["sun", "--lat", "78.2232", "--lon", "15.6267", "--date", "2026-06-21", "--json"], captureOutput: true)
+        let polarLine = await polar.waitForOutput(timeout: 10) { !$0.isEmpty }.first ?? ""
+        let polarJSON = try JSONSerialization.jsonObject(with: Data(polarLine.utf8)) as? [String: Any] ?? [:]
+        #expect(polarJSON["status"] as? String == "polar_day")
+        #expect(polarJSON["sunrise"] == nil && polarJSON["sunset"] == nil)
+        #expect(polarJSON["solar_noon"] != nil)
+        let bad = try ChildProcess(RidegateAppTestsPaths.executable, ["sun", "--lat", "91", "--lon", "0"], captureOutput: true)
+        #expect(await bad.waitForExit(timeout: 10).flatMap(ChildProcess.exitCode) != 0)
     }
 }

@@ -57,4 +57,38 @@ import Testing
         #expect(first[0].payload.contains(#""state":"no_device""#))
         #expect(repeated.isEmpty)
     }
+
+    @Test("The sun is published retained on the first trusted fix, again as the countdown moves, with the sunset warning")
+    func sunPublications() throws {
+        var c = GatewayCore(settings: .init(zones: .percentOfMax(190, percentages: [50, 60, 70, 80, 90]),
+                                            sunsetWarningLead: 1800, sunPublishInterval: 60))
+        // Denver, 2026-06-22T02:00:00Z: 33 minutes before sunset (02:33:32Z).
+        let start = Timestamp(secondsSince1970: 1_782_093_600)
+        func fix(_ dt: Double) -> SourceEvent {
+            .gpsFix(GPSFix(time: start + dt, mode: .threeD, latitude: 40.015, longitude: -105.2705), at: at(dt))
+        }
+        let first = publications(c.handle(fix(0))).filter { $0.topic == "sun" }
+        #expect(first.count == 1 && first[0].retain)
+        #expect(first[0].payload.contains(#""sunset_warning":false"#))
+        #expect(first[0].payload.contains(#""seconds_to_sunset":2012"#))
+        #expect(publications(c.handle(fix(30))).filter { $0.topic == "sun" }.isEmpty)
+        let later = publications(c.handle(fix(240))).filter { $0.topic == "sun" }
+        #expect(later.count == 1)
+        #expect(later[0].payload.contains(#""seconds_to_sunset":1772"#))
+        #expect(later[0].payload.contains(#""sunset_warning":true"#))
+        #expect(c.sunsetWarning)
+    }
+
+    @Test("A remembered position publishes the sun before any fix, saying the clock is untrusted")
+    func sunFromRememberedPosition() {
+        var c = core()
+        let effects = c.handle(.lastKnownPosition(latitude: 51.5, longitude: -0.13, at: at(0)))
+        let sun = publications(effects).filter { $0.topic == "sun" }
+        #expect(sun.count == 1)
+        #expect(sun[0].payload.contains(#""clock_trusted":false"#))
+        #expect(!effects.contains(.rememberPosition(latitude: 51.5, longitude: -0.13)))
+        // The first real fix far away is remembered.
+        let moved = c.handle(.gpsFix(GPSFix(time: Timestamp(secondsSince1970: 1_782_057_600), mode: .threeD, latitude: 40, longitude: -105), at: at(1)))
+        #expect(moved.contains(.rememberPosition(latitude: 40, longitude: -105)))
+    }
 }

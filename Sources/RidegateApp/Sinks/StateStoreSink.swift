@@ -1,0 +1,58 @@
+import Glibc
+import RidegateCore
+import RidegateLinux
+
+/// Keeps the last position in the state directory (`last-position`: "lat lon"), written to a temporary
+/// file and renamed over the old one, so a power cut leaves the old or the new position, never half.
+public struct StateStoreSink: EffectSink {
+    public let directory: String
+    let logger: Logger
+
+    public init(directory: String, logger: Logger) {
+        self.directory = directory
+        self.logger = logger
+        if mkdir(directory, 0o755) != 0, errno != EEXIST {
+            logger.warning("cannot create the state directory; the last position will not be kept",
+                           [("state.directory", directory), ("state.error", "\(Errno.current)")])
+        }
+    }
+
+    var positionFile: String { directory + "/last-position" }
+
+    public func apply(_ effect: Effect) {
+        guard case .rememberPosition(let lat, let lon) = effect else { return }
+        let text = "\(lat) \(lon)\n"
+        let temporary = positionFile + ".tmp"
+        do {
+            let fd = try FileDescriptor.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode: 0o644)
+            defer { fd.close() }
+            try fd.writeAll(Array(text.utf8))
+            guard fsync(fd.rawValue) == 0, rename(temporary, positionFile) == 0 else { throw Errno.current }
+        } catch {
+            logger.warning("cannot remember the last position", [("state.file", positionFile), ("state.error", "\(error)")])
+        }
+    }
+
+    /// The position remembered by an earlier run, if any.
+    public func lastPosition() -> (latitude: Double, longitude: Double)? {
+        guard let text = try? TextFile.read(positionFile) else { return nil }
+        let parts = text.split(whereSeparator: { $0 == " " || $0 == "\n" })
+        guard parts.count == 2, let lat = Double(parts[0]), let lon = Double(parts[1]),
+              (-90...90).contains(lat), (-180...180).contains(lon) else { return nil }
+        return (lat, lon)
+    }
+
+    public func shutdown() async {}
+}
+
+/// Replays the remembered position once at start, so the sun is published before the first fix.
+struct RememberedPositionSource: EventSource {
+    let name = "state"
+    let store: StateStoreSink
+    let clock: SystemClock
+
+    func run(emit: @escaping @Sendable (SourceEvent) -> Void) async {
+        guard let position = store.lastPosition() else { return }
+        emit(.lastKnownPosition(latitude: position.latitude, longitude: position.longitude, at: clock.now()))
+    }
+}

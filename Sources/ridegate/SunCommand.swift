@@ -1,0 +1,104 @@
+import ArgumentParser
+import Glibc
+import RidegateCore
+import RidegateLinux
+
+struct SunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sun",
+        abstract: "Sunrise, sunset, solar noon and twilight for a place and day.",
+        discussion: """
+            The date names the local mean solar day: the UTC window [date 00:00 UTC − lon/15 h, +24 h), \
+            and each event is the first one inside it (so an evening sunset west of Greenwich is often on the \
+            next UTC date). Without --json, times are shown in the local time zone (TZ) with the day length. \
+            Accuracy against JPL's ephemeris: a few seconds below the polar circles, under a minute above.
+            """)
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Latitude in degrees, north positive (-90 to 90).", valueName: "degrees"))
+    var lat: Double
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Longitude in degrees, east positive (-180 to 180).", valueName: "degrees"))
+    var lon: Double
+
+    @Option(help: ArgumentHelp("The day, as YYYY-MM-DD (default: today, by the system clock).", valueName: "date"))
+    var date: String?
+
+    @Flag(help: "Print JSON: status, civil_status, sunrise, sunset, solar_noon, civil_dawn, civil_dusk (ISO 8601 UTC; absent when the event does not occur).")
+    var json = false
+
+    func validate() throws {
+        guard (-90...90).contains(lat) else { throw ValidationError("The value '\(lat)' is invalid for '--lat'. Use -90 to 90.") }
+        guard (-180...180).contains(lon) else { throw ValidationError("The value '\(lon)' is invalid for '--lon'. Use -180 to 180.") }
+        if let date, CivilDate(iso: date) == nil {
+            throw ValidationError("The value '\(date)' is invalid for '--date'. Use a date such as 2026-06-21.")
+        }
+    }
+
+    func run() {
+        let now = SystemClock.wallClock()
+        let day: CivilDate = date.flatMap(CivilDate.init(iso:))
+            ?? CivilDate(daysSince1970: Int(((now.secondsSince1970 + lon / 15 * 3600) / 86_400).rounded(.down)))
+        let result = SunCalculator.day(date: day, latitude: lat, longitude: lon)
+        if json {
+            var w = JSONObjectWriter()
+            w.add("lat", lat, decimals: 6)
+            w.add("lon", lon, decimals: 6)
+            w.add("date", day.description)
+            w.add("status", result.sun.status.rawValue)
+            w.add("civil_status", result.civil.status.rawValue)
+            if let t = result.sun.rise { w.add("sunrise", t.iso8601) }
+            if let t = result.sun.set { w.add("sunset", t.iso8601) }
+            if let t = result.solarNoon { w.add("solar_noon", t.iso8601) }
+            if let t = result.civil.rise { w.add("civil_dawn", t.iso8601) }
+            if let t = result.civil.set { w.add("civil_dusk", t.iso8601) }
+            if let length = result.dayLengthSeconds { w.add("day_length_s", length, decimals: 0) }
+            print(w.finish())
+            return
+        }
+        let zone = LocalTime.zoneName
+        print("Sun at \(Self.coordinate(lat, "N", "S")), \(Self.coordinate(lon, "E", "W")) on \(day) (times in \(zone))")
+        print("")
+        func line(_ label: String, _ t: Timestamp?, missing: String) {
+            print(label.padding(toLength: 16, withPad: " ", startingAt: 0) + (t.map(LocalTime.format) ?? missing))
+        }
+        let noSun = result.sun.status == .polarDay ? "— (polar day: the sun stays up)" : "— (polar night: the sun stays down)"
+        let noTwilight = result.civil.status == .polarDay ? "— (it never gets darker than civil twilight)" : "— (it stays darker than civil twilight)"
+        line("civil dawn", result.civil.rise, missing: result.civil.status == .setOnly ? "— (no dawn this day)" : noTwilight)
+        line("sunrise", result.sun.rise, missing: result.sun.status == .setOnly ? "— (the sun does not rise this day)" : noSun)
+        line("solar noon", result.solarNoon, missing: "—")
+        line("sunset", result.sun.set, missing: result.sun.status == .riseOnly ? "— (the sun does not set this day)" : noSun)
+        line("civil dusk", result.civil.set, missing: result.civil.status == .riseOnly ? "— (no dusk this day)" : noTwilight)
+        if let length = result.dayLengthSeconds {
+            let minutes = Int((length / 60).rounded())
+            print("day length      \(minutes / 60) h \(minutes % 60) min")
+        }
+        if let altitude = result.noonAltitude {
+            print("noon altitude   \(Int(altitude.rounded()))°")
+        }
+    }
+
+    static func coordinate(_ value: Double, _ positive: String, _ negative: String) -> String {
+        let rounded = (abs(value) * 10_000).rounded() / 10_000
+        return "\(rounded)°\(value >= 0 ? positive : negative)"
+    }
+}
+
+/// Local civil time through the C library (TZ and /etc/localtime), for human output only.
+enum LocalTime {
+    static var zoneName: String {
+        var t = time_t(SystemClock.wallClock().secondsSince1970)
+        var parts = tm()
+        localtime_r(&t, &parts)
+        guard let name = parts.tm_zone else { return "UTC" }
+        return String(cString: name)
+    }
+
+    static func format(_ timestamp: Timestamp) -> String {
+        var t = time_t(timestamp.secondsSince1970.rounded())
+        var parts = tm()
+        localtime_r(&t, &parts)
+        var buffer = [CChar](repeating: 0, count: 64)
+        let n = strftime(&buffer, buffer.count, "%Y-%m-%d %H:%M:%S %Z", &parts)
+        return String(decoding: buffer.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
