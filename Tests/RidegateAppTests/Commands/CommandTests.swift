@@ -16,7 +16,7 @@ import Testing
             messages.contains { $0.topic == "ridegate/e2e/heart_rate" && $0.json["zone"] is Int }
                 && messages.contains { $0.topic == "ridegate/e2e/gps" && ($0.json["speed_mps"] as? Double ?? 0) > 1 }
                 && messages.contains { $0.topic == "ridegate/e2e/ride" && ($0.json["distance_m"] as? Double ?? 0) > 0 }
-                && messages.filter { $0.topic == "ridegate/e2e/sun" }.count >= 2
+                && messages.filter { $0.topic == "ridegate/e2e/sun" && $0.json["clock_trusted"] as? Bool == true }.count >= 2
         }
         #expect(Date().timeIntervalSince(started) < 10)
         #expect(messages.contains { $0.topic == "ridegate/e2e/status" && $0.payload == "online" })
@@ -25,7 +25,7 @@ import Testing
         #expect(heartRate["contact"] as? String == "detected")
         #expect((heartRate["rr_ms"] as? [Double])?.isEmpty == false)
         // The sun is published, and its countdown moves as the ride goes on.
-        let countdown = messages.filter { $0.topic == "ridegate/e2e/sun" }.compactMap { $0.json["seconds_to_sunset"] as? Int }
+        let countdown = messages.filter { $0.topic == "ridegate/e2e/sun" && $0.json["clock_trusted"] as? Bool == true }.compactMap { $0.json["seconds_to_sunset"] as? Int }
         #expect(countdown.count >= 2 && countdown[1] < countdown[0])
         // seq increases by one per message on each topic.
         let gpsSeqs = messages.filter { $0.topic == "ridegate/e2e/gps" }.compactMap { $0.json["seq"] as? Int }
