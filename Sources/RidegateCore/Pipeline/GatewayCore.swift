@@ -88,6 +88,14 @@ public struct GatewayCore: Sendable {
             let payload = Payloads.deviceState(state.rawValue, ts: time.utc(for: at))
             effects.append(.publish(Publication(topic: "strap/\(strap)/state", payload: payload, retain: true)))
 
+        case .strapDetails(let strap, let details, let at):
+            var json = JSONObjectWriter(capacity: 128)
+            json.add("ts", time.utc(for: at).iso8601)
+            json.add("name", details.name)
+            json.add("body_location", details.bodyLocation)
+            json.add("battery_pct", details.batteryPercent)
+            effects.append(.publish(Publication(topic: "strap/\(strap)/info", payload: json.finish(), retain: true)))
+
         case .gpsFix(let fix, let at):
             time.anchor(to: fix, receivedAt: at)
             let ts = fix.time ?? time.utc(for: at)

@@ -15,6 +15,7 @@ public enum SourceEvent: Sendable {
     case heartRate(strap: String, HeartRateMeasurement, at: ReceiveTime)
     case heartRateUndecodable(strap: String, HeartRateMeasurementError, at: ReceiveTime)
     case strapState(strap: String, StrapState, at: ReceiveTime)
+    case strapDetails(strap: String, StrapDetails, at: ReceiveTime)
     case gpsFix(GPSFix, at: ReceiveTime)
     case gpsState(GPSDeviceState, at: ReceiveTime)
     /// Where the bike was when the gateway last ran (from the state directory), before any fix.
@@ -34,4 +35,32 @@ public enum GPSDeviceState: String, Sendable {
     case noDevice = "no_device"
     /// The device is open but nothing parseable arrives (wrong baud, wiring).
     case noData = "no_data"
+}
+
+/// What a strap says about itself over GATT.
+public struct StrapDetails: Sendable, Equatable {
+    public var name: String?
+    /// Body Sensor Location (0x2A38): chest, wrist, finger…
+    public var bodyLocation: String?
+    public var batteryPercent: Int?
+
+    public init(name: String? = nil, bodyLocation: String? = nil, batteryPercent: Int? = nil) {
+        self.name = name
+        self.bodyLocation = bodyLocation
+        self.batteryPercent = batteryPercent
+    }
+
+    /// Heart Rate Service 1.0 §3.2.1.
+    public static func bodyLocationName(_ code: UInt8) -> String {
+        switch code {
+        case 0: "other"
+        case 1: "chest"
+        case 2: "wrist"
+        case 3: "finger"
+        case 4: "hand"
+        case 5: "ear_lobe"
+        case 6: "foot"
+        default: "unknown"
+        }
+    }
 }

@@ -1,0 +1,48 @@
+import Glibc
+import RidegateCore
+
+/// A connected ATT channel with message semantics: one PDU per write, one per read. On a Pi it is an
+/// L2CAP LE socket on the ATT fixed channel (CID 4); in tests and the demo, one end of a
+/// `socketpair(AF_UNIX, SOCK_SEQPACKET)`, which has the same semantics.
+///
+/// Reads only ever happen after epoll says the socket is readable (a Dispatch read source): Debian's 6.1
+/// kernel can leave a blocking read(2) on an L2CAP socket asleep forever although the reply has arrived.
+public final class ATTBearer: Sendable {
+    public let descriptor: FileDescriptor
+    public let label: String
+    /// Incoming PDUs; finishes when the peer disconnects, throws on a socket error.
+    public let incoming: AsyncThrowingStream<[UInt8], Error>
+
+    public init(descriptor: FileDescriptor, label: String) {
+        self.descriptor = descriptor
+        self.label = label
+        incoming = ReadableChunks.stream(descriptor, label: label)
+    }
+
+    /// send(2) of one PDU.
+    public func send(_ pdu: [UInt8]) throws(Errno) {
+        let result = pdu.withUnsafeBytes { raw in
+            retryingOnInterrupt { Glibc.send(descriptor.rawValue, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL)) }
+        }
+        if case .failure(let e) = result { throw e }
+    }
+
+    /// shutdown(2): the peer sees the link go away; the read source then closes the descriptor.
+    public func disconnect() {
+        _ = shutdown(descriptor.rawValue, Int32(SHUT_RDWR))
+    }
+
+    /// A connected pair: a bearer for the client and the raw descriptor for a simulated peripheral.
+    public static func pair(label: String) throws(SystemCallError) -> (client: ATTBearer, peripheral: FileDescriptor) {
+        var fds: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
+            throw SystemCallError("socketpair", "AF_UNIX SOCK_SEQPACKET", .current)
+        }
+        return (ATTBearer(descriptor: FileDescriptor(rawValue: fds[0]), label: label), FileDescriptor(rawValue: fds[1]))
+    }
+}
+
+/// shutdown(2) both directions of a socket (a simulated peer dropping the link).
+public func shutdownDescriptor(_ fd: FileDescriptor) -> Bool {
+    shutdown(fd.rawValue, Int32(SHUT_RDWR)) == 0
+}

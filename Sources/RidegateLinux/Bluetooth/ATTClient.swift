@@ -1,0 +1,241 @@
+import Dispatch
+import RidegateCore
+
+/// A GATT client over one ATT bearer (Core Spec v5.4 Vol 3 Part F and Part G §4): one request at a time,
+/// each answered or failed within the 30 s ATT transaction timeout; notifications delivered as a stream;
+/// indications confirmed.
+public actor ATTClient {
+    public let bearer: ATTBearer
+    /// Seconds a request may wait for its response (30 s in the spec, shorter in tests).
+    public let transactionTimeout: Double
+    public private(set) var mtu: UInt16 = 23
+    /// Value notifications and indications: (attribute handle, value).
+    public nonisolated let notifications: AsyncStream<(handle: UInt16, value: [UInt8])>
+    private let notify: AsyncStream<(handle: UInt16, value: [UInt8])>.Continuation
+    private var pending: (id: Int, continuation: CheckedContinuation<ATTPDU, Error>)?
+    private var nextID = 0
+    private var closed: ATTClientError?
+
+    public init(bearer: ATTBearer, transactionTimeout: Double = 30) {
+        self.bearer = bearer
+        self.transactionTimeout = transactionTimeout
+        (notifications, notify) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(64))
+    }
+
+    /// Reads PDUs until the link goes away. Run it beside the requests; it returns why the link ended.
+    public func run() async -> ATTClientError {
+        var reason = ATTClientError.disconnected
+        do {
+            for try await bytes in bearer.incoming {
+                handle(bytes)
+            }
+        } catch {
+            reason = .link("\(error)")
+        }
+        close(reason)
+        return reason
+    }
+
+    private func close(_ reason: ATTClientError) {
+        closed = reason
+        pending?.continuation.resume(throwing: reason)
+        pending = nil
+        notify.finish()
+    }
+
+    private func handle(_ bytes: [UInt8]) {
+        let pdu: ATTPDU
+        do {
+            pdu = try ATTPDU(decoding: bytes)
+        } catch {
+            // A malformed response still ends the transaction it answers; anything else is dropped.
+            if let p = pending, let op = bytes.first, op & 0x01 == 1 || op == 0x01 {
+                pending = nil
+                p.continuation.resume(throwing: ATTClientError.malformed(error.description))
+            }
+            return
+        }
+        switch pdu {
+        case .notification(let handle, let value):
+            notify.yield((handle, value))
+        case .indication(let handle, let value):
+            notify.yield((handle, value))
+            try? bearer.send(ATTPDU.confirmation.encoded)
+        case .exchangeMTURequest:
+            // A peripheral may start its own exchange; answer with ours (§3.4.2.2).
+            try? bearer.send(ATTPDU.exchangeMTUResponse(mtu: 247).encoded)
+        default:
+            guard let p = pending else { return }
+            pending = nil
+            p.continuation.resume(returning: pdu)
+        }
+    }
+
+    /// Sends a request and waits for its response (or the peer's error response).
+    public func request(_ pdu: ATTPDU) async throws(ATTClientError) -> ATTPDU {
+        if let closed { throw closed }
+        guard pending == nil else { throw .busy }
+        do {
+            try bearer.send(pdu.encoded)
+        } catch {
+            throw .link("send: \(error)")
+        }
+        nextID += 1
+        let id = nextID
+        let timeout = transactionTimeout
+        let response: ATTPDU
+        do {
+            response = try await withCheckedThrowingContinuation { continuation in
+                pending = (id, continuation)
+                DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [weak self] in
+                    Task { await self?.expire(id) }
+                }
+            }
+        } catch let error as ATTClientError {
+            throw error
+        } catch {
+            throw .link("\(error)")
+        }
+        if case .errorResponse(let request, let handle, let code) = response {
+            throw .peer(request: request, handle: handle, code: code)
+        }
+        return response
+    }
+
+    private func expire(_ id: Int) {
+        guard let p = pending, p.id == id else { return }
+        pending = nil
+        p.continuation.resume(throwing: ATTClientError.timeout)
+        // After a transaction timeout no more requests may be sent on this bearer (§3.3.3).
+        closed = .timeout
+        bearer.disconnect()
+    }
+
+    // MARK: GATT procedures
+
+    public func exchangeMTU(_ clientMTU: UInt16 = 247) async throws(ATTClientError) -> UInt16 {
+        let response = try await request(.exchangeMTURequest(mtu: clientMTU))
+        guard case .exchangeMTUResponse(let server) = response else { throw .unexpected(response) }
+        mtu = max(23, min(clientMTU, server))
+        return mtu
+    }
+
+    /// Discover All Primary Services (Vol 3 Part G §4.4.1).
+    public func discoverPrimaryServices() async throws(ATTClientError) -> [GATTService] {
+        var services: [GATTService] = []
+        var start: UInt16 = 1
+        while true {
+            let response: ATTPDU
+            do {
+                response = try await request(.readByGroupTypeRequest(start: start, end: 0xFFFF, type: .primaryService))
+            } catch .peer(_, _, let code) where code == .attributeNotFound {
+                return services
+            }
+            guard case .readByGroupTypeResponse(let items) = response, !items.isEmpty else { throw .unexpected(response) }
+            for item in items {
+                if let uuid = BluetoothUUID(bytes: item.value[...]) {
+                    services.append(GATTService(uuid: uuid, start: item.handle, end: item.end))
+                }
+            }
+            guard let last = items.last?.end, last < 0xFFFF, last >= start else { return services }
+            start = last + 1
+        }
+    }
+
+    /// Discover All Characteristics of a Service (§4.6.1).
+    public func discoverCharacteristics(of service: GATTService) async throws(ATTClientError) -> [GATTCharacteristic] {
+        var found: [GATTCharacteristic] = []
+        var start = service.start
+        while start <= service.end {
+            let response: ATTPDU
+            do {
+                response = try await request(.readByTypeRequest(start: start, end: service.end, type: .characteristic))
+            } catch .peer(_, _, let code) where code == .attributeNotFound {
+                break
+            }
+            guard case .readByTypeResponse(let items) = response, !items.isEmpty else { throw .unexpected(response) }
+            for item in items where item.value.count >= 5 {
+                let valueHandle = UInt16(item.value[1]) | UInt16(item.value[2]) << 8
+                guard let uuid = BluetoothUUID(bytes: item.value[3...]) else { continue }
+                found.append(GATTCharacteristic(uuid: uuid, declaration: item.handle, properties: item.value[0],
+                                                valueHandle: valueHandle, end: service.end))
+            }
+            guard let last = items.last?.handle, last < service.end else { break }
+            start = last + 1
+        }
+        // Each characteristic ends where the next declaration begins.
+        for index in found.indices.dropLast() { found[index].end = found[index + 1].declaration - 1 }
+        return found
+    }
+
+    /// Discover All Characteristic Descriptors (§4.7.1).
+    public func discoverDescriptors(of characteristic: GATTCharacteristic) async throws(ATTClientError) -> [(handle: UInt16, type: BluetoothUUID)] {
+        var result: [(UInt16, BluetoothUUID)] = []
+        guard characteristic.valueHandle < characteristic.end else { return [] }
+        var start = characteristic.valueHandle + 1
+        while start <= characteristic.end {
+            let response: ATTPDU
+            do {
+                response = try await request(.findInformationRequest(start: start, end: characteristic.end))
+            } catch .peer(_, _, let code) where code == .attributeNotFound {
+                break
+            }
+            guard case .findInformationResponse(let items) = response, !items.isEmpty else { throw .unexpected(response) }
+            result += items.map { ($0.handle, $0.type) }
+            guard let last = items.last?.handle, last < characteristic.end else { break }
+            start = last + 1
+        }
+        return result
+    }
+
+    public func read(_ handle: UInt16) async throws(ATTClientError) -> [UInt8] {
+        let response = try await request(.readRequest(handle: handle))
+        guard case .readResponse(let value) = response else { throw .unexpected(response) }
+        return value
+    }
+
+    public func write(_ handle: UInt16, _ value: [UInt8]) async throws(ATTClientError) {
+        let response = try await request(.writeRequest(handle: handle, value: value))
+        guard case .writeResponse = response else { throw .unexpected(response) }
+    }
+}
+
+public struct GATTService: Sendable, Equatable {
+    public var uuid: BluetoothUUID
+    public var start: UInt16
+    public var end: UInt16
+}
+
+public struct GATTCharacteristic: Sendable, Equatable {
+    public var uuid: BluetoothUUID
+    public var declaration: UInt16
+    public var properties: UInt8
+    public var valueHandle: UInt16
+    public var end: UInt16
+
+    public var canNotify: Bool { properties & 0x10 != 0 }
+    public var canIndicate: Bool { properties & 0x20 != 0 }
+    public var canRead: Bool { properties & 0x02 != 0 }
+}
+
+public enum ATTClientError: Error, Sendable, Equatable, CustomStringConvertible {
+    case disconnected
+    case link(String)
+    case timeout
+    case busy
+    case peer(request: UInt8, handle: UInt16, code: ATTErrorCode)
+    case malformed(String)
+    case unexpected(ATTPDU)
+
+    public var description: String {
+        switch self {
+        case .disconnected: "the strap disconnected"
+        case .link(let why): "the link failed: \(why)"
+        case .timeout: "the strap did not answer within the ATT transaction timeout"
+        case .busy: "a request is already outstanding"
+        case .peer(let request, let handle, let code): "the strap refused request 0x\([request].hexString) on handle \(handle): \(code)"
+        case .malformed(let why): why
+        case .unexpected(let pdu): "unexpected response \(pdu.encoded.hexString)"
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import RidegateApp
+import RidegateCore
+import RidegateLinux
+import RidegateTestSupport
+import Testing
+
+/// The real ATT client and strap session against a simulated peripheral speaking ATT PDUs over a
+/// socketpair(AF_UNIX, SOCK_SEQPACKET): the same message semantics as the L2CAP socket on a Pi.
+@Suite struct StrapConnectionTests {
+    func heartRates(_ events: [SourceEvent]) -> [HeartRateMeasurement] {
+        events.compactMap { if case .heartRate(_, let m, _) = $0 { m } else { nil } }
+    }
+
+    @Test("Discovery, CCCD write, details, then every notification decoded")
+    func fullSession() async throws {
+        let link = try ATTBearer.pair(label: "test")
+        let peripheral = SimulatedHeartRatePeripheral(descriptor: link.peripheral)
+        let log = EventLog([])
+        let peripheralTask = Task { await peripheral.run() }
+        let connection = StrapConnection(strapID: "s1", bearer: link.client, clock: SystemClock(), logger: CapturingLogHandler().logger())
+        let session = Task { await connection.run(emit: log.append) }
+        let connected = await log.wait(timeout: 10) { $0.contains { if case .strapDetails = $0 { true } else { false } } }
+        #expect(peripheral.heartRateSubscribed)
+        let details = connected.compactMap { if case .strapDetails(_, let d, _) = $0 { d } else { nil } }.first
+        #expect(details == StrapDetails(name: "HR-Strap", bodyLocation: "chest", batteryPercent: 87))
+        for bpm in [60, 120, 300] {
+            peripheral.notifyHeartRate(HeartRateMeasurement(format: bpm > 255 ? .uint16 : .uint8, beatsPerMinute: bpm,
+                                                            sensorContact: .detected, rrIntervalsRaw: [1024]).encoded)
+        }
+        peripheral.notifyHeartRate([0x10, 0x48, 0xE8]) // truncated RR: reported, not fatal
+        peripheral.notifyHeartRate([0x00, 0x50])
+        let events = await log.wait(timeout: 10) { self.heartRates($0).count >= 4 }
+        #expect(heartRates(events).map(\.beatsPerMinute) == [60, 120, 300, 80])
+        #expect(events.contains { if case .heartRateUndecodable(_, let e, _) = $0 { e.kind == .rrOddLength } else { false } })
+
+        // The strap goes away mid-session: the session ends and says so.
+        peripheral.disconnect()
+        #expect(await session.value == .disconnected)
+        peripheralTask.cancel()
+    }
+
+    @Test("A strap that requires pairing is reported with the ATT error, clearly")
+    func pairingRequired() async throws {
+        let link = try ATTBearer.pair(label: "test")
+        let peripheral = SimulatedHeartRatePeripheral(descriptor: link.peripheral, behaviour: .init(requirePairing: true))
+        let peripheralTask = Task { await peripheral.run() }
+        let connection = StrapConnection(strapID: "s1", bearer: link.client, clock: SystemClock(), logger: CapturingLogHandler().logger())
+        let reason = await connection.run(emit: { _ in })
+        #expect(reason == .peer(request: 0x12, handle: 7, code: .insufficientAuthentication))
+        #expect(reason.description.contains("requires pairing"))
+        peripheralTask.cancel()
+    }
+
+    @Test("A silent peer fails the transaction at the ATT timeout and the link is dropped")
+    func silentPeer() async throws {
+        let link = try ATTBearer.pair(label: "test")
+        let peripheral = SimulatedHeartRatePeripheral(descriptor: link.peripheral, behaviour: .init(silent: true))
+        let peripheralTask = Task { await peripheral.run() }
+        let connection = StrapConnection(strapID: "s1", bearer: link.client, clock: SystemClock(), logger: CapturingLogHandler().logger(),
+                                         transactionTimeout: 0.3)
+        #expect(await connection.run(emit: { _ in }) == .timeout)
+        peripheralTask.cancel()
+    }
+
+    @Test("The peer hangs up in the middle of a transaction: the request fails, nothing hangs")
+    func disconnectMidTransaction() async throws {
+        let link = try ATTBearer.pair(label: "test")
+        let client = ATTClient(bearer: link.client, transactionTimeout: 30)
+        let reader = Task { await client.run() }
+        let request = Task { try await client.exchangeMTU() }
+        // Read the request on the raw peer end, then hang up without answering.
+        let peer = PacketPeer(link.peripheral)
+        #expect(await peer.receive() == ATTPDU.exchangeMTURequest(mtu: 247).encoded)
+        peer.close()
+        await #expect(throws: ATTClientError.self) { try await request.value }
+        #expect(await reader.value == .disconnected)
+    }
+
+    @Test("Malformed responses fail the request; indications are confirmed; stray PDUs are ignored")
+    func malformedAndIndications() async throws {
+        let link = try ATTBearer.pair(label: "test")
+        let client = ATTClient(bearer: link.client, transactionTimeout: 5)
+        let reader = Task { await client.run() }
+        let peer = PacketPeer(link.peripheral)
+
+        let request = Task { try await client.read(9) }
+        #expect(await peer.receive() == [0x0A, 0x09, 0x00])
+        peer.send([0xFF, 0x01])          // an opcode nobody asked about: ignored
+        peer.send([0x01, 0x0A])          // a truncated error response: fails the read
+        await #expect(throws: ATTClientError.self) { try await request.value }
+
+        peer.send(ATTPDU.indication(handle: 6, value: [0x00, 0x55]).encoded)
+        #expect(await peer.receive() == ATTPDU.confirmation.encoded)
+        var notifications = client.notifications.makeAsyncIterator()
+        let first = await notifications.next()
+        #expect(first?.handle == 6 && first?.value == [0x00, 0x55])
+        peer.close()
+        _ = await reader.value
+    }
+}

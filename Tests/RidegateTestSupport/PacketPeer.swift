@@ -1,0 +1,42 @@
+import Foundation
+import RidegateLinux
+
+/// The raw far end of a SOCK_SEQPACKET pair, for tests that play a misbehaving peer byte by byte.
+/// Receiving is event-driven (a Dispatch read source), so a waiting test never blocks a thread of the
+/// cooperative pool that the code under test needs.
+public final class PacketPeer: @unchecked Sendable {
+    public let descriptor: FileDescriptor
+    private let received = Observed<[[UInt8]]>([])
+    private var consumed = 0
+    private let reader: Task<Void, Never>
+
+    public init(_ descriptor: FileDescriptor) {
+        self.descriptor = descriptor
+        let stream = ReadableChunks.stream(descriptor, label: "peer")
+        let received = received
+        reader = Task {
+            do {
+                for try await packet in stream { received.update { $0.append(packet) } }
+            } catch {}
+        }
+    }
+
+    /// The next packet, or nil after `timeout` seconds.
+    public func receive(timeout: TimeInterval = 5) async -> [UInt8]? {
+        let index = consumed
+        let packets = await received.wait(timeout: timeout) { $0.count > index }
+        guard packets.count > index else { return nil }
+        consumed += 1
+        return packets[index]
+    }
+
+    public func send(_ bytes: [UInt8]) {
+        _ = bytes.withUnsafeBytes { Glibc.send(descriptor.rawValue, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// Hangs up: the reader's cancellation closes the descriptor.
+    public func close() {
+        _ = shutdownDescriptor(descriptor)
+        reader.cancel()
+    }
+}
