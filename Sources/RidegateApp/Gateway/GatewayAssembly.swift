@@ -32,7 +32,11 @@ public enum GatewayAssembly {
             sources.append(GPSSource(devicePath: config.gps.device, baud: baud, clock: clock, logger: logger.labeled("gps")))
         }
         if config.heartRate.enabled {
-            logger.warning("heart-rate straps over Bluetooth are not wired in yet; running without them")
+            let link = KernelStrapLink()
+            for entry in config.heartRate.straps {
+                sources.append(HeartRateStrapSource(selector: StrapSelector(configured: entry), link: link, clock: clock,
+                                                    logger: logger.labeled("strap"), memory: StrapMemory(directory: config.stateDirectory)))
+            }
         }
         let store = StateStoreSink(directory: config.stateDirectory, logger: logger.labeled("state"))
         sources.append(RememberedPositionSource(store: store, clock: clock))

@@ -2,8 +2,7 @@ import Glibc
 import RidegateCore
 import RidegateLinux
 
-/// Keeps the last position in the state directory (`last-position`: "lat lon"), written to a temporary
-/// file and renamed over the old one, so a power cut leaves the old or the new position, never half.
+/// Keeps the last position in the state directory (`last-position`: "lat lon"), replaced crash-safely.
 public struct StateStoreSink: EffectSink {
     public let directory: String
     let logger: Logger
@@ -21,13 +20,8 @@ public struct StateStoreSink: EffectSink {
 
     public func apply(_ effect: Effect) {
         guard case .rememberPosition(let lat, let lon) = effect else { return }
-        let text = "\(lat) \(lon)\n"
-        let temporary = positionFile + ".tmp"
         do {
-            let fd = try FileDescriptor.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode: 0o644)
-            defer { fd.close() }
-            try fd.writeAll(Array(text.utf8))
-            guard fsync(fd.rawValue) == 0, rename(temporary, positionFile) == 0 else { throw Errno.current }
+            try TextFile.replace(positionFile, with: "\(lat) \(lon)\n")
         } catch {
             logger.warning("cannot remember the last position", [("state.file", positionFile), ("state.error", "\(error)")])
         }

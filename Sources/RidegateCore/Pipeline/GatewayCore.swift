@@ -39,6 +39,8 @@ public struct GatewayCore: Sendable {
     private var lastRideSummary: Timestamp?
     private var ledSignal: LEDSignal = .off
     private var strapStates: [String: StrapState] = [:]
+    private var strapLosses: [String: Int] = [:]
+    private var strapLastReason: [String: String] = [:]
     private var contact: HeartRateMeasurement.SensorContact = .notSupported
     private var gpsState: GPSDeviceState?
     private var sun: (date: CivilDate, latitude: Double, longitude: Double, published: Timestamp)?
@@ -82,10 +84,15 @@ public struct GatewayCore: Sendable {
         case .heartRateUndecodable:
             break // logged by the source; nothing trustworthy to publish
 
-        case .strapState(let strap, let state, let at):
+        case .strapState(let strap, let state, let reason, let at):
             guard strapStates[strap] != state else { break }
+            if state == .lost { strapLosses[strap, default: 0] += 1 }
+            if let reason { strapLastReason[strap] = reason }
             strapStates[strap] = state
-            let payload = Payloads.deviceState(state.rawValue, ts: time.utc(for: at))
+            var extra: [(String, String)] = []
+            if let last = strapLastReason[strap] { extra.append(("last_reason", last)) }
+            let payload = Payloads.deviceState(state.rawValue, ts: time.utc(for: at), extra: extra,
+                                               reconnects: strapLosses[strap] ?? 0)
             effects.append(.publish(Publication(topic: "strap/\(strap)/state", payload: payload, retain: true)))
 
         case .strapDetails(let strap, let details, let at):

@@ -46,10 +46,11 @@ public enum Payloads {
         return json.finish()
     }
 
-    public static func deviceState(_ state: String, ts: Timestamp, extra: [(String, String)] = []) -> String {
+    public static func deviceState(_ state: String, ts: Timestamp, extra: [(String, String)] = [], reconnects: Int? = nil) -> String {
         var json = JSONObjectWriter(capacity: 64)
         json.add("ts", ts.iso8601)
         json.add("state", state)
+        if let reconnects { json.add("reconnects", reconnects) }
         for (key, value) in extra { json.add(key, value) }
         return json.finish()
     }

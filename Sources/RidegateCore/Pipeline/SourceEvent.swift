@@ -14,7 +14,8 @@ public struct ReceiveTime: Sendable, Equatable {
 public enum SourceEvent: Sendable {
     case heartRate(strap: String, HeartRateMeasurement, at: ReceiveTime)
     case heartRateUndecodable(strap: String, HeartRateMeasurementError, at: ReceiveTime)
-    case strapState(strap: String, StrapState, at: ReceiveTime)
+    /// `reason` says why a strap was lost (for the state topic and the logs).
+    case strapState(strap: String, StrapState, reason: String? = nil, at: ReceiveTime)
     case strapDetails(strap: String, StrapDetails, at: ReceiveTime)
     case gpsFix(GPSFix, at: ReceiveTime)
     case gpsState(GPSDeviceState, at: ReceiveTime)

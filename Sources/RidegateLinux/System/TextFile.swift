@@ -30,6 +30,26 @@ public enum TextFile {
         String(decoding: try readBytes(path), as: UTF8.self)
     }
 
+    /// Writes a small file crash-safely: a temporary file, fsync(2), then rename(2) over the old one, so
+    /// a power cut leaves the old content or the new, never half.
+    public static func replace(_ path: String, with text: String, mode: mode_t = 0o644) throws(SystemCallError) {
+        let temporary = path + ".tmp"
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode: mode)
+        } catch {
+            throw SystemCallError("open", temporary, error)
+        }
+        defer { fd.close() }
+        do {
+            try fd.writeAll(Array(text.utf8))
+        } catch {
+            throw SystemCallError("write", temporary, error)
+        }
+        guard fsync(fd.rawValue) == 0 else { throw SystemCallError("fsync", temporary, .current) }
+        guard rename(temporary, path) == 0 else { throw SystemCallError("rename", path, .current) }
+    }
+
     /// stat(2) permission bits, for refusing a world-readable password file.
     public static func mode(_ path: String) throws(SystemCallError) -> mode_t {
         var st = stat()

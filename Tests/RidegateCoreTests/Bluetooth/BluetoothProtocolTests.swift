@@ -86,3 +86,61 @@ import Testing
         #expect(BluetoothAddress("G1:F2:F3:F4:F5:F6") == nil)
     }
 }
+
+@Suite struct StrapSelectorTests {
+    let strap = AdvertisingData(parsing: [0x03, 0x03, 0x0D, 0x18, 0x0A, 0x09] + Array("Polar H10".utf8))
+    let other = AdvertisingData(parsing: [0x03, 0x03, 0x0F, 0x18, 0x05, 0x09] + Array("Lamp".utf8))
+    let address = BluetoothAddress("AA:BB:CC:DD:EE:FF")!
+
+    @Test("Config entries become selectors")
+    func parsing() {
+        #expect(StrapSelector(configured: "auto") == .auto)
+        #expect(StrapSelector(configured: "aa:bb:cc:dd:ee:ff") == .address(address))
+        #expect(StrapSelector(configured: "Polar*") == .namePattern("Polar*"))
+    }
+
+    @Test("Matching by address, name pattern, or any heart-rate advertiser")
+    func matching() {
+        #expect(StrapSelector.auto.matches(address: address, advertising: strap))
+        #expect(!StrapSelector.auto.matches(address: address, advertising: other))
+        #expect(StrapSelector.namePattern("polar h*").matches(address: address, advertising: strap))
+        #expect(StrapSelector.namePattern("*H10").matches(address: address, advertising: strap))
+        #expect(!StrapSelector.namePattern("Wahoo*").matches(address: address, advertising: strap))
+        #expect(StrapSelector.address(address).matches(address: address, advertising: other))
+    }
+
+    @Test("The backoff doubles to its ceiling and resets")
+    func backoff() {
+        var b = ReconnectBackoff(initial: 1, maximum: 10)
+        #expect((0..<6).map { _ in b.delay() } == [1, 2, 4, 8, 10, 10])
+        b.reset()
+        #expect(b.delay() == 1)
+    }
+}
+
+@Suite struct ManagementEventTests {
+    @Test("Device Found: address (little-endian), type, RSSI, and its advertising data")
+    func deviceFound() {
+        let eir: [UInt8] = [0x03, 0x03, 0x0D, 0x18, 0x09, 0x09] + Array("HR-Strap".utf8)
+        let parameters: [UInt8] = [0xF6, 0xF5, 0xF4, 0xF3, 0xF2, 0xF1, 0x02, 0xC4, 0, 0, 0, 0, UInt8(eir.count), 0] + eir
+        let packet: [UInt8] = [0x12, 0x00, 0x00, 0x00, UInt8(parameters.count), 0x00] + parameters
+        var index: UInt16 = 9
+        guard case .deviceFound(let d) = ManagementEvent(packet: packet, index: &index) else {
+            Issue.record("not decoded")
+            return
+        }
+        #expect(index == 0)
+        #expect(d.address.description == "F1:F2:F3:F4:F5:F6" && d.address.kind == .random)
+        #expect(d.rssi == -60)
+        #expect(d.advertising.advertisesHeartRate && d.advertising.localName == "HR-Strap")
+        // Truncated anywhere: nil, never a trap.
+        for n in 0..<packet.count { _ = ManagementEvent(packet: Array(packet.prefix(n)), index: &index) }
+        #expect(ManagementEvent(packet: Array(packet.prefix(20)), index: &index) == nil)
+    }
+
+    @Test("Commands are framed with opcode, index and length")
+    func commands() {
+        #expect(ManagementCommand.packet(ManagementCommand.startDiscovery, index: 0, parameters: [0x06]) == [0x23, 0x00, 0x00, 0x00, 0x01, 0x00, 0x06])
+        #expect(ManagementEvent.describe(status: 0x14).contains("CAP_NET_ADMIN"))
+    }
+}

@@ -1,0 +1,79 @@
+import RidegateCore
+import RidegateLinux
+
+
+/// How a strap is found and reached: the seam between the strap source's logic (selection, reconnect,
+/// backoff) and the radio. On a Pi it is the kernel (management discovery, L2CAP); in tests, simulated
+/// peripherals on socketpairs that come and go.
+public protocol StrapLink: Sendable {
+    /// Scans until an advertisement matches; with `collectFor`, keeps listening that long and returns the
+    /// strongest match (or `preferred`, if it is among them).
+    func find(_ selector: StrapSelector, preferred: BluetoothAddress?, collectFor: Double) async throws(BluetoothError) -> FoundStrap
+    func connect(_ strap: FoundStrap) async throws(BluetoothError) -> ATTBearer
+}
+
+public struct FoundStrap: Sendable, Equatable {
+    public var address: BluetoothAddress
+    public var name: String?
+    public var rssi: Int
+
+    public init(address: BluetoothAddress, name: String?, rssi: Int) {
+        self.address = address
+        self.name = name
+        self.rssi = rssi
+    }
+}
+
+/// The kernel's Bluetooth stack: management-interface discovery and an L2CAP LE socket on the ATT channel.
+public struct KernelStrapLink: StrapLink {
+    public let connectTimeout: Double
+
+    public init(connectTimeout: Double = 10) {
+        self.connectTimeout = connectTimeout
+    }
+
+    public func find(_ selector: StrapSelector, preferred: BluetoothAddress?, collectFor: Double) async throws(BluetoothError) -> FoundStrap {
+        let candidates = Locked<[BluetoothAddress: FoundStrap]>([:])
+        let firstSeen = Locked<Double?>(nil)
+        let scanner = StrapScanner()
+        let result: Result<FoundStrap, BluetoothError> = await withTaskGroup(of: Result<FoundStrap, BluetoothError>?.self) { group in
+            group.addTask {
+                do throws(BluetoothError) {
+                    try await scanner.scan { device in
+                        guard selector.matches(address: device.address, advertising: device.advertising) else { return }
+                        candidates.withLock { $0[device.address] = FoundStrap(address: device.address, name: device.advertising.localName, rssi: device.rssi) }
+                        firstSeen.withLock { if $0 == nil { $0 = SystemClock.monotonicSeconds() } }
+                    }
+                    return nil
+                } catch {
+                    return .failure(error)
+                }
+            }
+            group.addTask {
+                // Decide a moment after the first match, so the strongest of several straps wins.
+                while !Task.isCancelled {
+                    try? await Task.sleep(nanoseconds: 250_000_000)
+                    guard let first = firstSeen.withLock({ $0 }), SystemClock.monotonicSeconds() - first >= collectFor else { continue }
+                    let all = candidates.withLock { Array($0.values) }
+                    if let p = preferred, let match = all.first(where: { $0.address == p }) { return .success(match) }
+                    if let best = all.max(by: { $0.rssi < $1.rssi }) { return .success(best) }
+                }
+                return nil
+            }
+            var outcome: Result<FoundStrap, BluetoothError> = .failure(.noAdapter)
+            for await r in group {
+                if let r {
+                    outcome = r
+                    break
+                }
+            }
+            group.cancelAll()
+            return outcome
+        }
+        return try result.get()
+    }
+
+    public func connect(_ strap: FoundStrap) async throws(BluetoothError) -> ATTBearer {
+        try await L2CAPConnector.connect(to: strap.address, timeout: connectTimeout)
+    }
+}
