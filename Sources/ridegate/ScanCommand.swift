@@ -1,0 +1,97 @@
+import ArgumentParser
+import Glibc
+import RidegateCore
+import RidegateLinux
+
+struct ScanCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "scan",
+        abstract: "List nearby heart-rate straps (devices advertising the Heart Rate Service).",
+        discussion: """
+            Scans with the kernel's Bluetooth management interface, beside bluetoothd, and stops scanning \
+            when done. Needs CAP_NET_ADMIN (root, or `sudo setcap cap_net_admin,cap_net_raw+ep` on the binary). \
+            Use an address or name from here in heart_rate.straps, or leave it at "auto".
+            """)
+
+    @Option(help: ArgumentHelp("Scan for this many seconds (1 to 300).", valueName: "seconds"))
+    var seconds: Int = 10
+
+    @Flag(help: "Print one JSON object per sighting (address, address_type, name, rssi) instead of a table.")
+    var json = false
+
+    @Flag(help: "List every advertising device, not only heart-rate straps.")
+    var all = false
+
+    func validate() throws {
+        guard (1...300).contains(seconds) else {
+            throw ValidationError("The value '\(seconds)' is invalid for '--seconds'. Use 1 to 300.")
+        }
+    }
+
+    func run() async throws {
+        let table = Locked<[BluetoothAddress: ManagementEvent.DeviceFound]>([:])
+        let live = !json && isatty(1) == 1
+        let showAll = all
+        let jsonOutput = json
+        let outcome: Result<Void, BluetoothError> = await withTaskGroup(of: Result<Void, BluetoothError>?.self) { group in
+            group.addTask {
+                do throws(BluetoothError) {
+                    try await StrapScanner().scan { device in
+                        guard showAll || device.advertising.advertisesHeartRate else { return }
+                        let merged = table.withLock { devices -> ManagementEvent.DeviceFound in
+                            var entry = device
+                            if let previous = devices[device.address] {
+                                var ad = previous.advertising
+                                ad.merge(device.advertising)
+                                entry.advertising = ad
+                            }
+                            devices[device.address] = entry
+                            return entry
+                        }
+                        if jsonOutput {
+                            var w = JSONObjectWriter()
+                            w.add("address", merged.address.description)
+                            w.add("address_type", merged.address.kind.rawValue)
+                            w.add("name", merged.advertising.localName)
+                            w.add("rssi", merged.rssi)
+                            w.add("heart_rate", merged.advertising.advertisesHeartRate)
+                            print(w.finish())
+                        } else if live {
+                            Self.draw(table.withLock { Array($0.values) }, redraw: true)
+                        }
+                    }
+                    return nil
+                } catch {
+                    return .failure(error)
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(nanoseconds: UInt64(seconds) * 1_000_000_000)
+                return .success(())
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first ?? .success(())
+        }
+        if case .failure(let error) = outcome {
+            writeError(error.description)
+            throw ExitCode(ExitStatus.unavailable)
+        }
+        if !json {
+            Self.draw(table.withLock { Array($0.values) }, redraw: false)
+        }
+    }
+
+    static func draw(_ devices: [ManagementEvent.DeviceFound], redraw: Bool) {
+        var text = redraw ? "\u{1B}[H\u{1B}[2J" : ""
+        text += "address            type    rssi  name\n"
+        for d in devices.sorted(by: { $0.rssi > $1.rssi }) {
+            let address = d.address.description
+            let kind = d.address.kind.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)
+            let rssi = String(d.rssi).padding(toLength: 5, withPad: " ", startingAt: 0)
+            text += "\(address)  \(kind) \(rssi) \(d.advertising.localName ?? "-")\n"
+        }
+        if devices.isEmpty { text += "(no heart-rate straps seen yet: wear the strap, or wet its electrodes, to wake it)\n" }
+        print(text, terminator: "")
+    }
+}
