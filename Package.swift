@@ -17,6 +17,9 @@ let package = Package(
             name: "CMosquitto", pkgConfig: "libmosquitto",
             providers: [.apt(["libmosquitto-dev"])]),
         .systemLibrary(
+            name: "CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(
             name: "CBluetooth", pkgConfig: "bluez",
             providers: [.apt(["libbluetooth-dev"])]),
         .systemLibrary(
@@ -36,7 +39,7 @@ let package = Package(
         // Thin adapters over the kernel and the C libraries.
         .target(
             name: "RidegateLinux",
-            dependencies: ["RidegateCore", "CMosquitto", "CBluetooth", "CGPIOShim", "CLinuxShim"]),
+            dependencies: ["RidegateCore", "CMosquitto", "CBluetooth", "CGPIOShim", "CLinuxShim", "CSQLite"]),
         // The one place that wires sources, core and sinks; config loading; the demo's simulated ride.
         .target(
             name: "RidegateApp",

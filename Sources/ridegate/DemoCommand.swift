@@ -30,6 +30,11 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("An optional configuration file for zones, LED and MQTT settings.", valueName: "path"))
     var config: String?
 
+    @Option(help: ArgumentHelp(
+        "Keep the spool, sequence numbers and last position here (default: a new temporary directory, so each demo starts fresh).",
+        valueName: "path"))
+    var stateDirectory: String?
+
     @Option(help: ArgumentHelp("Log at this level and above.", valueName: "level"))
     var logLevel: LogLevelArgument?
 
@@ -52,9 +57,16 @@ struct DemoCommand: AsyncParsableCommand {
                 throw ExitCode(ExitStatus.config)
             }
         }
-        if config == nil {
-            // Not the daemon's state: a demo must not seed a real gateway's last position.
-            settings.stateDirectory = "/tmp/ridegate-demo-state"
+        if let stateDirectory {
+            settings.stateDirectory = stateDirectory
+        } else if config == nil {
+            // Never the daemon's state: a demo must not replay into a real gateway's spool.
+            var template = Array("/tmp/ridegate-demo-XXXXXX".utf8CString)
+            guard let made = mkdtemp(&template) else {
+                writeError("cannot create a temporary state directory: \(Errno.current)")
+                throw ExitCode(ExitStatus.unavailable)
+            }
+            settings.stateDirectory = String(cString: made)
         }
         settings.mqtt.host = broker.host
         settings.mqtt.port = broker.port

@@ -10,32 +10,45 @@ public final class MosquittoBroker: @unchecked Sendable {
     /// - Parameter extraConfig: mosquitto.conf lines appended after the listener (auth, TLS, persistence).
     /// - Parameter directory: reuse another broker's directory (with `persistence`, its stored sessions).
     public init(extraConfig: String = "", port: Int? = nil, persistence: Bool = false, directory: URL? = nil) throws {
-        self.port = try port ?? FreePort.loopback()
         self.directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("ridegate-broker-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: self.directory, withIntermediateDirectories: true)
         log = self.directory.appendingPathComponent("mosquitto.log")
-        var config = "listener \(self.port) 127.0.0.1\nallow_anonymous true\nlog_dest file \(log.path)\nlog_type all\n"
-        if persistence { config += "persistence true\npersistence_location \(self.directory.path)/\n" }
-        config += extraConfig
-        let configFile = self.directory.appendingPathComponent("mosquitto.conf")
-        try config.write(to: configFile, atomically: true, encoding: .utf8)
         let executable = try Executables.find("mosquitto", hint: "apt-get install mosquitto")
-        process = try ChildProcess(executable.path, ["-c", configFile.path])
-        try waitForListener()
+        // A free port can be taken by another test between the probe and the bind: try a few.
+        var attempt = 0
+        while true {
+            attempt += 1
+            let candidate = try port ?? FreePort.loopback()
+            var config = "listener \(candidate) 127.0.0.1\nallow_anonymous true\nlog_dest file \(log.path)\nlog_type all\n"
+            if persistence { config += "persistence true\npersistence_location \(self.directory.path)/\n" }
+            config += extraConfig
+            let configFile = self.directory.appendingPathComponent("mosquitto.conf")
+            try config.write(to: configFile, atomically: true, encoding: .utf8)
+            let child = try ChildProcess(executable.path, ["-c", configFile.path], captureOutput: true)
+            if Self.waitForListener(child, port: candidate) {
+                self.port = candidate
+                process = child
+                return
+            }
+            child.terminate()
+            if port != nil || attempt >= 3 {
+                let logged = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+                throw BrokerError(message: "mosquitto did not start on port \(candidate): \(child.lines.joined(separator: "\n")) \(logged)")
+            }
+        }
     }
 
     deinit { stop() }
 
     /// Waits until the broker accepts connections (it logs the listener before it is usable, so connect).
-    private func waitForListener() throws {
+    private static func waitForListener(_ child: ChildProcess, port: Int) -> Bool {
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
-            if FreePort.canConnect(port: port) { return }
-            if process?.hasExited == true { break }
+            if FreePort.canConnect(port: port) { return true }
+            if child.hasExited { return false }
             usleep(20_000)
         }
-        let logText = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-        throw BrokerError(message: "mosquitto did not start on port \(port): \(logText)")
+        return false
     }
 
     public func stop() {

@@ -40,8 +40,10 @@ public enum GatewayAssembly {
         }
         let store = StateStoreSink(directory: config.stateDirectory, logger: logger.labeled("state"))
         sources.append(RememberedPositionSource(store: store, clock: clock))
-        let sinks = try makeSinks(config: config, deviceID: deviceID(config), logger: logger) + [store]
-        return Gateway(sources: sources, sinks: sinks, core: makeCore(config), clock: clock, logger: logger.labeled("gateway"))
+        let readings = openSpool(config, logger: logger)
+        let sinks = try makeSinks(config: config, deviceID: deviceID(config), store: readings, logger: logger) + [store]
+        return Gateway(sources: sources, sinks: sinks, core: makeCore(config, sequences: readings.sequences()), clock: clock,
+                       logger: logger.labeled("gateway"))
     }
 
     /// The demo: the real pipeline with a replayed receiver on a pty and a simulated strap.
@@ -76,9 +78,10 @@ public enum GatewayAssembly {
         ]
         var config = config
         if config.led.mode == .off { config.led.mode = .console }
-        let sinks = try makeSinks(config: config, deviceID: deviceID(config), logger: logger) + [store]
-        return Gateway(sources: sources, sinks: sinks, core: makeCore(config), clock: clock, logger: logger.labeled("gateway"),
-                       stopWhenSourcesEnd: true, companions: [{
+        let readings = openSpool(config, logger: logger)
+        let sinks = try makeSinks(config: config, deviceID: deviceID(config), store: readings, logger: logger) + [store]
+        return Gateway(sources: sources, sinks: sinks, core: makeCore(config, sequences: readings.sequences()), clock: clock,
+                       logger: logger.labeled("gateway"), stopWhenSourcesEnd: true, companions: [{
                            await replayer.play(into: pty)
                            pty.close()
                        }])
@@ -91,16 +94,38 @@ public enum GatewayAssembly {
         return DeviceID.from(hostname: String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
 
-    static func makeCore(_ config: GatewayConfig) -> GatewayCore {
-        GatewayCore(settings: .init(
+    /// The spool in the state directory; memory (with a warning) when it cannot be opened.
+    static func openSpool(_ config: GatewayConfig, logger: Logger) -> any ReadingStore {
+        do {
+            _ = mkdir(config.stateDirectory, 0o755)
+            return try SQLiteSpool(path: config.stateDirectory + "/spool.sqlite",
+                                   maximumBytes: Int64(config.mqtt.spoolMaxMegabytes) * 1024 * 1024)
+        } catch {
+            logger.warning("cannot open the spool; readings are kept in memory only and lost on restart",
+                           [("error", error.description)])
+            return MemoryReadingStore()
+        }
+    }
+
+    static func makeCore(_ config: GatewayConfig, sequences: [String: Int] = [:]) -> GatewayCore {
+        var core = GatewayCore(settings: makeSettings(config))
+        core.restoreSequences(sequences)
+        return core
+    }
+
+    static func makeSettings(_ config: GatewayConfig) -> GatewayCore.Settings {
+        var settings = GatewayCore.Settings(
             zones: config.zones.zones, zoneMarginBPM: config.zones.marginBPM, zoneDwellSeconds: config.zones.dwellSeconds,
             autoPauseSpeed: config.ride.autoPauseSpeed, rideSummaryInterval: config.ride.summaryIntervalSeconds,
             heartRateEnabled: config.heartRate.enabled, sunEnabled: config.sun.enabled,
             sunsetWarningLead: config.sun.warningLeadMinutes * 60, sunMoveThresholdMeters: config.sun.moveThresholdKilometers * 1000,
-            sunPublishInterval: config.sun.publishIntervalSeconds))
+            sunPublishInterval: config.sun.publishIntervalSeconds)
+        settings.heartRateMinimumInterval = config.mqtt.maxHeartRatePerSecond > 0 ? 1 / config.mqtt.maxHeartRatePerSecond : 0
+        settings.gpsMinimumInterval = config.mqtt.maxGPSPerSecond > 0 ? 1 / config.mqtt.maxGPSPerSecond : 0
+        return settings
     }
 
-    static func makeSinks(config: GatewayConfig, deviceID: String, logger: Logger) throws(SetupError) -> [any EffectSink] {
+    static func makeSinks(config: GatewayConfig, deviceID: String, store: any ReadingStore, logger: Logger) throws(SetupError) -> [any EffectSink] {
         var sinks: [any EffectSink] = []
         switch config.led.mode {
         case .off:
@@ -127,9 +152,10 @@ public enum GatewayAssembly {
             host: config.mqtt.host, port: config.mqtt.port, clientID: config.mqtt.clientID ?? "ridegate-\(deviceID)",
             keepaliveSeconds: config.mqtt.keepaliveSeconds, username: config.mqtt.username, password: password,
             reconnectMinSeconds: config.mqtt.reconnectMinSeconds, reconnectMaxSeconds: config.mqtt.reconnectMaxSeconds,
-            statusTopic: "\(prefix)/status")
+            statusTopic: "\(prefix)/status", protocolVersion: config.mqtt.protocolVersion,
+            tls: config.mqtt.caFile.map { MQTTSettings.TLS(caFile: $0, certificateFile: config.mqtt.certificateFile, keyFile: config.mqtt.keyFile) })
         do {
-            let client = try MosquittoClient(settings: settings, topicPrefix: prefix, logger: logger.labeled("mqtt"))
+            let client = try MosquittoClient(settings: settings, topicPrefix: prefix, store: store, logger: logger.labeled("mqtt"))
             try client.start()
             sinks.append(MQTTSink(client: client))
         } catch {

@@ -12,6 +12,15 @@ public struct GatewayConfig: Sendable, Equatable {
         public var passwordFile: String?
         public var reconnectMinSeconds = 1
         public var reconnectMaxSeconds = 30
+        /// 4 for MQTT 3.1.1, 5 for MQTT 5.
+        public var protocolVersion = 4
+        public var caFile: String?
+        public var certificateFile: String?
+        public var keyFile: String?
+        public var spoolMaxMegabytes = 200
+        /// 0: no limit.
+        public var maxHeartRatePerSecond = 0.0
+        public var maxGPSPerSecond = 0.0
     }
 
     public struct GPS: Sendable, Equatable {
@@ -109,6 +118,20 @@ public struct GatewayConfig: Sendable, Equatable {
         mqtt.passwordFile = try m.optionalString("password_file")
         mqtt.reconnectMinSeconds = try m.integer("reconnect_min_s", default: mqtt.reconnectMinSeconds, range: 1...300)
         mqtt.reconnectMaxSeconds = try m.integer("reconnect_max_s", default: mqtt.reconnectMaxSeconds, range: 1...3600)
+        let protocolName = try m.choice("protocol", default: "3.1.1", allowed: ["3.1.1", "5"])
+        mqtt.protocolVersion = protocolName == "5" ? 5 : 4
+        mqtt.caFile = try m.optionalString("ca_file")
+        mqtt.certificateFile = try m.optionalString("cert_file")
+        mqtt.keyFile = try m.optionalString("key_file")
+        if (mqtt.certificateFile != nil || mqtt.keyFile != nil) && mqtt.caFile == nil {
+            throw m.error("cert_file", m.table["cert_file"] ?? m.table["key_file"], "a client certificate needs TLS: set mqtt.ca_file to the CA that signed the broker's certificate")
+        }
+        if (mqtt.certificateFile == nil) != (mqtt.keyFile == nil) {
+            throw m.error(mqtt.keyFile == nil ? "cert_file" : "key_file", m.table["cert_file"] ?? m.table["key_file"], "set both mqtt.cert_file and mqtt.key_file, or neither")
+        }
+        mqtt.spoolMaxMegabytes = try m.integer("spool_max_mb", default: mqtt.spoolMaxMegabytes, range: 1...100_000)
+        mqtt.maxHeartRatePerSecond = try m.number("max_heart_rate_per_s", default: 0, range: 0...100)
+        mqtt.maxGPSPerSecond = try m.number("max_gps_per_s", default: 0, range: 0...100)
         guard mqtt.reconnectMaxSeconds >= mqtt.reconnectMinSeconds else {
             throw m.error("reconnect_max_s", m.table["reconnect_max_s"], "\(mqtt.reconnectMaxSeconds) is below reconnect_min_s (\(mqtt.reconnectMinSeconds))")
         }

@@ -13,6 +13,10 @@ public struct GatewayCore: Sendable {
         public var sunsetWarningLead: Double
         public var sunMoveThresholdMeters: Double
         public var sunPublishInterval: Double
+        /// Minimum seconds between `heart_rate` / `gps` messages (0: every reading). Readings in between
+        /// are coalesced: the next one published is the newest, and the count is kept.
+        public var heartRateMinimumInterval: Double = 0
+        public var gpsMinimumInterval: Double = 0
 
         public init(zones: HeartRateZones, zoneMarginBPM: Int = 2, zoneDwellSeconds: Double = 3,
                     autoPauseSpeed: Double = 1.0, rideSummaryInterval: Double = 10, heartRateEnabled: Bool = true,
@@ -46,6 +50,9 @@ public struct GatewayCore: Sendable {
     private var sun: (date: CivilDate, latitude: Double, longitude: Double, published: Timestamp)?
     private var remembered: (latitude: Double, longitude: Double)?
     public private(set) var sunsetWarning = false
+    private var lastSent: [String: Timestamp] = [:]
+    /// Readings held back by the rate limits, per topic.
+    public private(set) var coalesced: [String: Int] = [:]
 
     public init(settings: Settings) {
         self.settings = settings
@@ -77,9 +84,10 @@ public struct GatewayCore: Sendable {
             if measurement.sensorContact != .notDetected, measurement.beatsPerMinute > 0 {
                 shownZone = zone.update(bpm: measurement.beatsPerMinute, at: ts)
             }
-            let payload = Payloads.heartRate(measurement, strap: strap, zone: shownZone, ts: ts,
-                                             seq: nextSequence("heart_rate"), clockTrusted: time.isTrusted)
-            effects.append(.publish(Publication(topic: "heart_rate", payload: payload)))
+            guard admit("heart_rate", at: ts, interval: settings.heartRateMinimumInterval) else { break }
+            let seq = nextSequence("heart_rate")
+            let payload = Payloads.heartRate(measurement, strap: strap, zone: shownZone, ts: ts, seq: seq, clockTrusted: time.isTrusted)
+            effects.append(.publish(Publication(topic: "heart_rate", payload: payload, sequence: seq)))
 
         case .heartRateUndecodable:
             break // logged by the source; nothing trustworthy to publish
@@ -107,8 +115,10 @@ public struct GatewayCore: Sendable {
             time.anchor(to: fix, receivedAt: at)
             let ts = fix.time ?? time.utc(for: at)
             ride.add(fix)
-            effects.append(.publish(Publication(
-                topic: "gps", payload: Payloads.gps(fix, ride: ride.summary, ts: ts, seq: nextSequence("gps")))))
+            if admit("gps", at: ts, interval: settings.gpsMinimumInterval) {
+                let seq = nextSequence("gps")
+                effects.append(.publish(Publication(topic: "gps", payload: Payloads.gps(fix, ride: ride.summary, ts: ts, seq: seq), sequence: seq)))
+            }
             effects += gpsStateEffects(fix.hasPosition ? .ok : .noFix, ts: ts)
             if fix.hasPosition, lastRideSummary.map({ ts - $0 >= settings.rideSummaryInterval }) ?? true {
                 lastRideSummary = ts
@@ -126,6 +136,17 @@ public struct GatewayCore: Sendable {
         }
         if let signal = newLEDSignal() { effects.append(.showOnLED(signal)) }
         return effects
+    }
+
+    /// Rate limit: true when a message on `topic` may go now; otherwise it is counted as coalesced.
+    private mutating func admit(_ topic: String, at ts: Timestamp, interval: Double) -> Bool {
+        guard interval > 0 else { return true }
+        if let last = lastSent[topic], ts - last < interval, ts >= last {
+            coalesced[topic, default: 0] += 1
+            return false
+        }
+        lastSent[topic] = ts
+        return true
     }
 
     /// Publishes the sun for a position remembered from an earlier run, before the first fix, stamped with
@@ -149,8 +170,9 @@ public struct GatewayCore: Sendable {
         let report = SunReport(latitude: latitude, longitude: longitude, now: now, warningLead: settings.sunsetWarningLead)
         sun = (date, latitude, longitude, now)
         sunsetWarning = report.sunsetWarning
+        let seq = nextSequence("sun")
         var effects: [Effect] = [.publish(Publication(
-            topic: "sun", payload: report.payload(ts: now, seq: nextSequence("sun"), clockTrusted: time.isTrusted), retain: true))]
+            topic: "sun", payload: report.payload(ts: now, seq: seq, clockTrusted: time.isTrusted), retain: true, sequence: seq))]
         let far = remembered.map {
             GreatCircle.distanceMeters(lat1: $0.latitude, lon1: $0.longitude, lat2: latitude, lon2: longitude) >= 1000
         } ?? true
@@ -163,8 +185,9 @@ public struct GatewayCore: Sendable {
 
     /// The `ride` summary now, for a final publication at shutdown.
     public mutating func rideSummary(ts: Timestamp) -> Publication {
-        let payload = Payloads.ride(ride.summary, secondsInZone: zone.secondsInZone, ts: ts, seq: nextSequence("ride"))
-        return Publication(topic: "ride", payload: payload)
+        let seq = nextSequence("ride")
+        let payload = Payloads.ride(ride.summary, secondsInZone: zone.secondsInZone, ts: ts, seq: seq)
+        return Publication(topic: "ride", payload: payload, sequence: seq)
     }
 
     private mutating func gpsStateEffects(_ state: GPSDeviceState, ts: Timestamp) -> [Effect] {

@@ -4,8 +4,11 @@ public struct Publication: Sendable, Equatable {
     public var payload: String
     public var retain: Bool
     public var qos: Int
+    /// The payload's `seq`, for the sink to persist so numbering continues after a restart.
+    public var sequence: Int?
 
-    public init(topic: String, payload: String, retain: Bool = false, qos: Int = 1) {
+    public init(topic: String, payload: String, retain: Bool = false, qos: Int = 1, sequence: Int? = nil) {
+        self.sequence = sequence
         self.topic = topic
         self.payload = payload
         self.retain = retain

@@ -10,9 +10,27 @@ public struct MQTTSettings: Sendable {
     public var reconnectMaxSeconds: Int
     /// Full topic of the retained online/offline status, also the last will.
     public var statusTopic: String
+    /// 4 (MQTT 3.1.1) or 5.
+    public var protocolVersion: Int
+    public var tls: TLS?
+
+    public struct TLS: Sendable {
+        public var caFile: String
+        public var certificateFile: String?
+        public var keyFile: String?
+
+        public init(caFile: String, certificateFile: String? = nil, keyFile: String? = nil) {
+            self.caFile = caFile
+            self.certificateFile = certificateFile
+            self.keyFile = keyFile
+        }
+    }
 
     public init(host: String, port: Int, clientID: String, keepaliveSeconds: Int = 30, username: String? = nil,
-                password: String? = nil, reconnectMinSeconds: Int = 1, reconnectMaxSeconds: Int = 30, statusTopic: String) {
+                password: String? = nil, reconnectMinSeconds: Int = 1, reconnectMaxSeconds: Int = 30, statusTopic: String,
+                protocolVersion: Int = 4, tls: TLS? = nil) {
+        self.protocolVersion = protocolVersion
+        self.tls = tls
         self.host = host
         self.port = port
         self.clientID = clientID

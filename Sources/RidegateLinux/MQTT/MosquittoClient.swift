@@ -1,39 +1,53 @@
 import CMosquitto
+import Dispatch
 import Glibc
 import RidegateCore
-import Synchronization
 
 /// An MQTT connection through libmosquitto, whose network loop runs in its own thread
 /// (mosquitto_loop_start): publishing never blocks the pipeline on the network.
 ///
-/// The broker's status topic carries a retained `online` on every (re)connect and a retained `offline` as
-/// the last will and on orderly shutdown. Messages that cannot be handed to libmosquitto while the broker
-/// is unreachable wait in a bounded in-memory outbox, in order, and go out on reconnect.
-public final class MosquittoClient: Sendable {
-    private struct State {
-        var connected = false
-        var outbox: [Publication] = []
-        var droppedFromOutbox = 0
-        var awaitedMessage: (mid: Int32, continuation: CheckedContinuation<Bool, Never>)?
-        var connectCount = 0
-        var flushing = false
-        /// While shutting down, acknowledgements that arrive before anyone waits for them.
-        var shuttingDown = false
-        var earlyAcknowledgements: Set<Int32> = []
-    }
-
-    /// libmosquitto serialises access to its handle internally (publish is thread-safe with loop_start).
+/// Readings are stored before they are sent and forgotten only on the broker's PUBACK (store-and-forward,
+/// at least once). After every (re)connect the stored backlog is replayed oldest first, marked
+/// `"replayed":true`, with a bounded number in flight; readings arriving meanwhile are stored behind it
+/// and go out in turn, so every topic stays in order.
+/// Retained state (status, device states, sun) is last-value-wins: only the newest per topic is kept and
+/// re-sent on reconnect. The status topic carries a retained `online` on connect and a retained
+/// `offline` as the last will and on orderly shutdown.
+public final class MosquittoClient: @unchecked Sendable {
+    // @unchecked: `handle` is libmosquitto's (thread-safe for publish with loop_start); everything else
+    // mutable lives in `book`, touched only on `queue`, or in the Locked connection flag.
     private nonisolated(unsafe) let handle: OpaquePointer
     private let settings: MQTTSettings
     private let topicPrefix: String
     private let logger: Logger
-    private let state = Mutex(State())
-    private let outboxLimit: Int
+    private let queue = DispatchQueue(label: "ridegate.mqtt.spool")
+    private let connected = Locked(false)
+    private let book: Bookkeeping
+    private let shutdownAcknowledged = Locked<Int32?>(nil)
+    private let offlineAcknowledgement = Locked<CheckedContinuation<Bool, Never>?>(nil)
+
+    /// Spool bookkeeping, confined to `queue`.
+    private final class Bookkeeping: @unchecked Sendable {
+        let store: any ReadingStore
+        var inFlight: [Int32: Int64] = [:]
+        var inFlightIDs: Set<Int64> = []
+        var replayCursor: Int64 = 0
+        /// Readings stored before this connection began are marked replayed; later ones are live.
+        var backlogEnd: Int64 = 0
+        var replaying = false
+        var retained: [String: Publication] = [:]
+        var connects = 0
+        var replayedCount = 0
+        init(store: any ReadingStore) { self.store = store }
+    }
+
+    /// Most readings in flight at once while replaying (libmosquitto's own window is raised to match).
+    public let replayWindow: Int
 
     private static let libraryReady: Bool = { mosquitto_lib_init() == MOSQ_ERR_SUCCESS.rawValue }()
 
-    /// - Parameter topicPrefix: prepended with `/` to every publication's relative topic.
-    public init(settings: MQTTSettings, topicPrefix: String, outboxLimit: Int = 10_000, logger: Logger) throws(MQTTError) {
+    public init(settings: MQTTSettings, topicPrefix: String, store: any ReadingStore = MemoryReadingStore(),
+                replayWindow: Int = 100, logger: Logger) throws(MQTTError) {
         _ = MosquittoClient.libraryReady
         guard let mosq = mosquitto_new(settings.clientID, true, nil) else {
             throw MQTTError(operation: "new", code: errno, detail: "cannot create a client: \(Errno.current)")
@@ -42,14 +56,29 @@ public final class MosquittoClient: Sendable {
         self.settings = settings
         self.topicPrefix = topicPrefix
         self.logger = logger
-        self.outboxLimit = outboxLimit
+        self.replayWindow = replayWindow
+        book = Bookkeeping(store: store)
         mosquitto_user_data_set(mosq, Unmanaged.passUnretained(self).toOpaque())
+        try configure(mosq)
+    }
 
+    private func configure(_ mosq: OpaquePointer) throws(MQTTError) {
+        if settings.protocolVersion == 5 {
+            mosquitto_int_option(mosq, MOSQ_OPT_PROTOCOL_VERSION, Int32(MQTT_PROTOCOL_V5))
+        }
         let offline = Array("offline".utf8)
         mosquitto_will_set(mosq, settings.statusTopic, Int32(offline.count), offline, 1, true)
         if let user = settings.username {
             mosquitto_username_pw_set(mosq, user, settings.password)
         }
+        if let tls = settings.tls {
+            let rc = mosquitto_tls_set(mosq, tls.caFile, nil, tls.certificateFile, tls.keyFile, nil)
+            guard rc == MOSQ_ERR_SUCCESS.rawValue else {
+                throw MQTTError(operation: "tls", code: rc, detail: "cannot use the TLS files (ca \(tls.caFile)): \(Self.describe(rc))")
+            }
+            mosquitto_tls_opts_set(mosq, 1, "tlsv1.2", nil)
+        }
+        mosquitto_max_inflight_messages_set(mosq, UInt32(replayWindow + 20))
         mosquitto_reconnect_delay_set(mosq, UInt32(settings.reconnectMinSeconds), UInt32(settings.reconnectMaxSeconds), true)
         mosquitto_connect_callback_set(mosq) { _, context, rc in
             guard let context else { return }
@@ -84,82 +113,119 @@ public final class MosquittoClient: Sendable {
         }
     }
 
-    public var isConnected: Bool { state.withLock { $0.connected } }
+    public var isConnected: Bool { connected.withLock { $0 } }
 
-    /// Hands a message to libmosquitto, or keeps it in the outbox while the broker is away.
+    /// Stores and sends a reading, or keeps the newest retained state; never blocks the caller.
     public func publish(_ publication: Publication) {
-        let queued: Bool = state.withLock { s in
-            if !s.connected || !s.outbox.isEmpty {
-                s.outbox.append(publication)
-                if s.outbox.count > outboxLimit {
-                    s.outbox.removeFirst()
-                    s.droppedFromOutbox += 1
-                }
-                return true
+        queue.async { [self] in
+            if let seq = publication.sequence { try? book.store.save(sequence: seq, for: publication.topic) }
+            if publication.retain || publication.qos == 0 {
+                if publication.retain { book.retained[publication.topic] = publication }
+                if isConnected { send(topic: publication.topic, payload: publication.payload, qos: publication.qos, retain: publication.retain) }
+                return
             }
-            return false
+            let id: Int64
+            do {
+                id = try book.store.append(topic: publication.topic, payload: publication.payload, qos: publication.qos)
+            } catch {
+                logger.error("cannot store a reading; sending it without a safety net", [("error", "\(error)")])
+                if isConnected { send(topic: publication.topic, payload: publication.payload, qos: publication.qos, retain: false) }
+                return
+            }
+            // While a backlog replays, new readings join the end of it, so each topic stays in order; the
+            // replay reaches them moments later (it is paced by acknowledgements, not a timer).
+            guard isConnected, !book.replaying else { return }
+            sendStored(id: id, topic: publication.topic, payload: publication.payload, qos: publication.qos)
         }
-        if !queued, send(publication) != MOSQ_ERR_SUCCESS.rawValue {
-            state.withLock { $0.outbox.append(publication) }
+    }
+
+    /// Readings waiting for the broker, and readings dropped because the store was full.
+    public func backlog() async -> (depth: Int64, dropped: Int64, connects: Int, replayed: Int) {
+        await withCheckedContinuation { continuation in
+            queue.async { [self] in
+                continuation.resume(returning: (book.store.depth(), book.store.dropped, book.connects, book.replayedCount))
+            }
         }
     }
 
     @discardableResult
-    private func send(_ p: Publication, mid: UnsafeMutablePointer<Int32>? = nil) -> Int32 {
-        let topic = topicPrefix + "/" + p.topic
-        var payload = p.payload
-        return payload.withUTF8 { bytes in
-            mosquitto_publish(handle, mid, topic, Int32(bytes.count), bytes.baseAddress, Int32(p.qos), p.retain)
+    private func send(topic: String, payload: String, qos: Int, retain: Bool, mid: UnsafeMutablePointer<Int32>? = nil) -> Int32 {
+        let full = topicPrefix + "/" + topic
+        var text = payload
+        return text.withUTF8 { bytes in
+            mosquitto_publish(handle, mid, full, Int32(bytes.count), bytes.baseAddress, Int32(qos), retain)
         }
+    }
+
+    private func sendStored(id: Int64, topic: String, payload: String, qos: Int) {
+        var mid: Int32 = 0
+        if send(topic: topic, payload: payload, qos: qos, retain: false, mid: &mid) == MOSQ_ERR_SUCCESS.rawValue {
+            book.inFlight[mid] = id
+            book.inFlightIDs.insert(id)
+        }
+    }
+
+    /// Sends the next part of the backlog, keeping at most `replayWindow` in flight; called again as
+    /// acknowledgements arrive, so replay is paced by the broker, not by a timer.
+    private func continueReplay() {
+        guard book.replaying, isConnected else { return }
+        let room = replayWindow - book.inFlight.count
+        guard room > 0 else { return }
+        let batch = (try? book.store.pending(after: book.replayCursor, limit: room)) ?? []
+        if batch.isEmpty {
+            book.replaying = false
+            if book.replayedCount > 0 {
+                logger.info("backlog delivered", [("mqtt.replayed", String(book.replayedCount))])
+            }
+            return
+        }
+        for entry in batch {
+            book.replayCursor = entry.id
+            guard !book.inFlightIDs.contains(entry.id) else { continue }
+            let replayed = entry.id <= book.backlogEnd
+            if replayed { book.replayedCount += 1 }
+            sendStored(id: entry.id, topic: entry.topic, payload: replayed ? Self.markReplayed(entry.payload) : entry.payload, qos: entry.qos)
+        }
+    }
+
+    static func markReplayed(_ payload: String) -> String {
+        guard payload.hasSuffix("}"), payload.count > 2 else { return payload }
+        return String(payload.dropLast()) + ",\"replayed\":true}"
     }
 
     /// Publishes the retained `offline` status and waits (up to `timeout` seconds) for the broker's PUBACK,
     /// then disconnects and stops the network thread. Part of the orderly shutdown.
     public func shutdown(timeout: Double = 1.5) async {
+        // Let queued work reach libmosquitto first.
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in queue.async { done.resume() } }
         if isConnected {
-            flushOutbox()
-            var mid: Int32 = 0
-            state.withLock { $0.shuttingDown = true }
-            let offline = Array("offline".utf8)
-            let rc = mosquitto_publish(handle, &mid, settings.statusTopic, Int32(offline.count), offline, 1, true)
-            if rc == MOSQ_ERR_SUCCESS.rawValue {
-                let acknowledged = await waitForAcknowledgement(mid: mid, timeout: timeout)
-                if !acknowledged { logger.warning("broker did not acknowledge the offline status in time") }
+            let acknowledged = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                offlineAcknowledgement.withLock { $0 = continuation }
+                var mid: Int32 = 0
+                let offline = Array("offline".utf8)
+                let rc = mosquitto_publish(handle, &mid, settings.statusTopic, Int32(offline.count), offline, 1, true)
+                guard rc == MOSQ_ERR_SUCCESS.rawValue else {
+                    resumeOffline(false)
+                    return
+                }
+                shutdownAcknowledged.withLock { $0 = mid }
+                DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [self] in resumeOffline(false) }
             }
+            if !acknowledged { logger.warning("broker did not acknowledge the offline status in time") }
         }
-        let pending = state.withLock { $0.outbox.count }
-        if pending > 0 {
-            logger.warning("messages not delivered before shutdown", [("mqtt.pending", String(pending))])
+        let depth = await backlog().depth
+        if depth > 0 {
+            logger.notice("readings kept for the next connection", [("mqtt.spool_depth", String(depth))])
         }
         mosquitto_disconnect(handle)
         // Forced: the network thread may be sleeping out a reconnect delay.
         mosquitto_loop_stop(handle, true)
     }
 
-    private func waitForAcknowledgement(mid: Int32, timeout: Double) async -> Bool {
-        await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                await withCheckedContinuation { continuation in
-                    let alreadyAcknowledged = self.state.withLock { s -> Bool in
-                        if s.earlyAcknowledgements.remove(mid) != nil { return true }
-                        s.awaitedMessage = (mid, continuation)
-                        return false
-                    }
-                    if alreadyAcknowledged { continuation.resume(returning: true) }
-                }
-            }
-            group.addTask {
-                try? await Task.sleep(nanoseconds: UInt64(timeout * 1e9))
-                let pending = self.state.withLock { s -> CheckedContinuation<Bool, Never>? in
-                    defer { s.awaitedMessage = nil }
-                    return s.awaitedMessage?.continuation
-                }
-                pending?.resume(returning: false)
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
+    private func resumeOffline(_ value: Bool) {
+        offlineAcknowledgement.withLock { c in
+            c?.resume(returning: value)
+            c = nil
         }
     }
 
@@ -170,50 +236,47 @@ public final class MosquittoClient: Sendable {
             logger.error("broker refused the connection", [("mqtt.reason", String(cString: mosquitto_connack_string(rc)))])
             return
         }
-        let count = state.withLock { s -> Int in
-            s.connected = true
-            s.connectCount += 1
-            return s.connectCount
-        }
-        logger.info(count == 1 ? "connected to broker" : "reconnected to broker", [("mqtt.broker", "\(settings.host):\(settings.port)")])
+        connected.withLock { $0 = true }
         let online = Array("online".utf8)
         mosquitto_publish(handle, nil, settings.statusTopic, Int32(online.count), online, 1, true)
-        flushOutbox()
-    }
-
-    /// Sends the outbox in order; one flusher at a time (the connect callback and shutdown may race).
-    private func flushOutbox() {
-        guard state.withLock({ s -> Bool in
-            if s.flushing { return false }
-            s.flushing = true
-            return true
-        }) else { return }
-        defer { state.withLock { $0.flushing = false } }
-        while true {
-            let next: Publication? = state.withLock { s in s.connected && !s.outbox.isEmpty ? s.outbox.first : nil }
-            guard let p = next else { return }
-            guard send(p) == MOSQ_ERR_SUCCESS.rawValue else { return }
-            state.withLock { s in if !s.outbox.isEmpty { s.outbox.removeFirst() } }
+        queue.async { [self] in
+            book.connects += 1
+            logger.info(book.connects == 1 ? "connected to broker" : "reconnected to broker",
+                        [("mqtt.broker", "\(settings.host):\(settings.port)"), ("mqtt.spool_depth", String(book.store.depth()))])
+            for p in book.retained.values { send(topic: p.topic, payload: p.payload, qos: p.qos, retain: true) }
+            // Everything still stored is unacknowledged: replay it from the start.
+            book.inFlight.removeAll()
+            book.inFlightIDs.removeAll()
+            book.replayCursor = 0
+            book.backlogEnd = book.store.lastID()
+            book.replaying = true
+            continueReplay()
         }
     }
 
     private func didDisconnect(_ rc: Int32) {
-        state.withLock { $0.connected = false }
+        connected.withLock { $0 = false }
         if rc != 0 {
-            logger.warning("lost the broker; reconnecting with backoff", [("mqtt.reason", Self.describe(rc))])
+            logger.warning("lost the broker; storing readings and reconnecting with backoff", [("mqtt.reason", Self.describe(rc))])
         }
+        resumeOffline(false)
     }
 
     private func didPublish(_ mid: Int32) {
-        let waiter = state.withLock { s -> CheckedContinuation<Bool, Never>? in
-            guard let awaited = s.awaitedMessage, awaited.mid == mid else {
-                if s.shuttingDown { s.earlyAcknowledgements.insert(mid) }
-                return nil
-            }
-            s.awaitedMessage = nil
-            return awaited.continuation
+        if shutdownAcknowledged.withLock({ $0 == mid }) {
+            resumeOffline(true)
+            return
         }
-        waiter?.resume(returning: true)
+        queue.async { [self] in
+            guard let id = book.inFlight.removeValue(forKey: mid) else { return }
+            book.inFlightIDs.remove(id)
+            do {
+                try book.store.remove(id)
+            } catch {
+                logger.error("cannot remove an acknowledged reading from the spool", [("error", "\(error)")])
+            }
+            continueReplay()
+        }
     }
 
     static func describe(_ rc: Int32) -> String {

@@ -1,0 +1,53 @@
+import RidegateCore
+
+/// Where readings wait for the broker's acknowledgement: the SQLite spool on disk, or memory when there
+/// is no state directory (tools, tests). Used from one serial queue.
+public protocol ReadingStore: AnyObject, Sendable {
+    func append(topic: String, payload: String, qos: Int) throws(SpoolError) -> Int64
+    func remove(_ id: Int64) throws(SpoolError)
+    func pending(after afterID: Int64, limit: Int) throws(SpoolError) -> [SQLiteSpool.Entry]
+    func depth() -> Int64
+    /// The newest reading's id (0 when empty).
+    func lastID() -> Int64
+    var dropped: Int64 { get }
+    func sequences() -> [String: Int]
+    func save(sequence value: Int, for topic: String) throws(SpoolError)
+}
+
+extension SQLiteSpool: ReadingStore {}
+
+/// A bounded in-memory store with the same drop-oldest policy.
+public final class MemoryReadingStore: ReadingStore, @unchecked Sendable {
+    private var entries: [SQLiteSpool.Entry] = []
+    private var nextID: Int64 = 1
+    private var sequence: [String: Int] = [:]
+    private let limit: Int
+    public private(set) var dropped: Int64 = 0
+
+    public init(limit: Int = 100_000) {
+        self.limit = limit
+    }
+
+    public func append(topic: String, payload: String, qos: Int) throws(SpoolError) -> Int64 {
+        defer { nextID += 1 }
+        entries.append(.init(id: nextID, topic: topic, payload: payload, qos: qos))
+        if entries.count > limit {
+            entries.removeFirst(entries.count - limit)
+            dropped += 1
+        }
+        return nextID
+    }
+
+    public func remove(_ id: Int64) throws(SpoolError) {
+        if let index = entries.firstIndex(where: { $0.id == id }) { entries.remove(at: index) }
+    }
+
+    public func pending(after afterID: Int64, limit: Int) throws(SpoolError) -> [SQLiteSpool.Entry] {
+        Array(entries.lazy.filter { $0.id > afterID }.prefix(limit))
+    }
+
+    public func depth() -> Int64 { Int64(entries.count) }
+    public func lastID() -> Int64 { entries.last?.id ?? 0 }
+    public func sequences() -> [String: Int] { sequence }
+    public func save(sequence value: Int, for topic: String) throws(SpoolError) { sequence[topic] = value }
+}

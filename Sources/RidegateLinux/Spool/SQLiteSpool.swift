@@ -1,0 +1,183 @@
+import CSQLite
+import RidegateCore
+
+/// The store-and-forward spool: every reading is written here before it is published and deleted only
+/// when the broker has acknowledged it (QoS 1 PUBACK), so neither a broker outage nor a SIGKILL nor a
+/// reboot loses one. SQLite through its C API, in WAL mode with synchronous=NORMAL: each insert is one
+/// write(2) to the log, so a killed process loses nothing the OS was asked to write; a power cut can lose
+/// the writes since the last checkpoint's fsync (docs/mqtt.md says so).
+///
+/// Not thread-safe by itself: the MQTT sink calls it from one serial queue.
+public final class SQLiteSpool: @unchecked Sendable {
+    public struct Entry: Sendable, Equatable {
+        public var id: Int64
+        public var topic: String
+        public var payload: String
+        public var qos: Int
+    }
+
+    public let path: String
+    private var db: OpaquePointer?
+    private var insert: OpaquePointer?
+    private var delete: OpaquePointer?
+    private var saveSequence: OpaquePointer?
+    public let maximumBytes: Int64
+    /// Readings dropped (oldest first) because the spool was full.
+    public private(set) var dropped: Int64 = 0
+    private var insertsSinceSizeCheck = 0
+
+    public init(path: String, maximumBytes: Int64 = 200 * 1024 * 1024) throws(SpoolError) {
+        self.path = path
+        self.maximumBytes = maximumBytes
+        var handle: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        guard sqlite3_open_v2(path, &handle, flags, nil) == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close(handle)
+            throw SpoolError(path: path, operation: "open", message: message)
+        }
+        db = handle
+        sqlite3_busy_timeout(handle, 2000)
+        try execute("""
+            PRAGMA journal_mode=WAL;
+            PRAGMA synchronous=NORMAL;
+            CREATE TABLE IF NOT EXISTS spool (id INTEGER PRIMARY KEY AUTOINCREMENT, topic TEXT NOT NULL,
+                                              payload TEXT NOT NULL, qos INTEGER NOT NULL);
+            CREATE TABLE IF NOT EXISTS sequence (topic TEXT PRIMARY KEY, value INTEGER NOT NULL);
+            CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+            """)
+        insert = try prepare("INSERT INTO spool (topic, payload, qos) VALUES (?1, ?2, ?3)")
+        delete = try prepare("DELETE FROM spool WHERE id = ?1")
+        saveSequence = try prepare("INSERT INTO sequence (topic, value) VALUES (?1, ?2) ON CONFLICT(topic) DO UPDATE SET value = excluded.value")
+        dropped = (try? scalar("SELECT value FROM counters WHERE name = 'dropped'")) ?? 0
+    }
+
+    deinit {
+        for statement in [insert, delete, saveSequence] { sqlite3_finalize(statement) }
+        sqlite3_close(db)
+    }
+
+    /// Stores a reading; returns its id (the order of replay).
+    @discardableResult
+    public func append(topic: String, payload: String, qos: Int) throws(SpoolError) -> Int64 {
+        guard let insert else { throw SpoolError(path: path, operation: "insert", message: "closed") }
+        sqlite3_reset(insert)
+        bindText(insert, 1, topic)
+        bindText(insert, 2, payload)
+        sqlite3_bind_int(insert, 3, Int32(qos))
+        guard sqlite3_step(insert) == SQLITE_DONE else { throw error("insert") }
+        let id = sqlite3_last_insert_rowid(db)
+        insertsSinceSizeCheck += 1
+        if insertsSinceSizeCheck >= 1000 {
+            insertsSinceSizeCheck = 0
+            try enforceLimit()
+        }
+        return id
+    }
+
+    /// The broker has the reading: forget it.
+    public func remove(_ id: Int64) throws(SpoolError) {
+        guard let delete else { return }
+        sqlite3_reset(delete)
+        sqlite3_bind_int64(delete, 1, id)
+        guard sqlite3_step(delete) == SQLITE_DONE else { throw error("delete") }
+    }
+
+    /// Readings waiting, oldest first, after `afterID`.
+    public func pending(after afterID: Int64 = 0, limit: Int = 500) throws(SpoolError) -> [Entry] {
+        let statement = try prepare("SELECT id, topic, payload, qos FROM spool WHERE id > ?1 ORDER BY id LIMIT ?2")
+        defer { sqlite3_finalize(statement) }
+        sqlite3_bind_int64(statement, 1, afterID)
+        sqlite3_bind_int64(statement, 2, Int64(limit))
+        var entries: [Entry] = []
+        while sqlite3_step(statement) == SQLITE_ROW {
+            entries.append(Entry(id: sqlite3_column_int64(statement, 0), topic: columnText(statement, 1),
+                                 payload: columnText(statement, 2), qos: Int(sqlite3_column_int(statement, 3))))
+        }
+        return entries
+    }
+
+    public func depth() -> Int64 { (try? scalar("SELECT count(*) FROM spool")) ?? 0 }
+
+    public func lastID() -> Int64 { (try? scalar("SELECT coalesce(max(id), 0) FROM spool")) ?? 0 }
+
+    // MARK: sequence numbers, persisted so `seq` keeps counting across restarts
+
+    public func sequences() -> [String: Int] {
+        guard let statement = try? prepare("SELECT topic, value FROM sequence") else { return [:] }
+        defer { sqlite3_finalize(statement) }
+        var result: [String: Int] = [:]
+        while sqlite3_step(statement) == SQLITE_ROW {
+            result[columnText(statement, 0)] = Int(sqlite3_column_int64(statement, 1))
+        }
+        return result
+    }
+
+    public func save(sequence value: Int, for topic: String) throws(SpoolError) {
+        guard let saveSequence else { return }
+        sqlite3_reset(saveSequence)
+        bindText(saveSequence, 1, topic)
+        sqlite3_bind_int64(saveSequence, 2, Int64(value))
+        guard sqlite3_step(saveSequence) == SQLITE_DONE else { throw error("save sequence") }
+    }
+
+    // MARK: size limit: drop oldest, count it
+
+    private func enforceLimit() throws(SpoolError) {
+        let pageSize = (try? scalar("PRAGMA page_size")) ?? 4096
+        let pages = (try? scalar("PRAGMA page_count")) ?? 0
+        let free = (try? scalar("PRAGMA freelist_count")) ?? 0
+        guard (pages - free) * pageSize > maximumBytes else { return }
+        let count = depth()
+        let drop = max(1, count / 10) // a tenth at a time keeps the work rare
+        try execute("DELETE FROM spool WHERE id IN (SELECT id FROM spool ORDER BY id LIMIT \(drop))")
+        dropped += drop
+        try execute("INSERT INTO counters (name, value) VALUES ('dropped', \(dropped)) ON CONFLICT(name) DO UPDATE SET value = excluded.value")
+    }
+
+    // MARK: C API helpers
+
+    private func execute(_ sql: String) throws(SpoolError) {
+        var message: UnsafeMutablePointer<CChar>?
+        guard sqlite3_exec(db, sql, nil, nil, &message) == SQLITE_OK else {
+            let text = message.map { String(cString: $0) } ?? "error"
+            sqlite3_free(message)
+            throw SpoolError(path: path, operation: "execute", message: text)
+        }
+    }
+
+    private func prepare(_ sql: String) throws(SpoolError) -> OpaquePointer {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else { throw error("prepare") }
+        return statement
+    }
+
+    private func scalar(_ sql: String) throws(SpoolError) -> Int64 {
+        let statement = try prepare(sql)
+        defer { sqlite3_finalize(statement) }
+        guard sqlite3_step(statement) == SQLITE_ROW else { return 0 }
+        return sqlite3_column_int64(statement, 0)
+    }
+
+    private func bindText(_ statement: OpaquePointer, _ index: Int32, _ text: String) {
+        // SQLITE_TRANSIENT: SQLite copies the bytes before the Swift string goes away.
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        sqlite3_bind_text(statement, index, text, -1, transient)
+    }
+
+    private func columnText(_ statement: OpaquePointer, _ column: Int32) -> String {
+        guard let text = sqlite3_column_text(statement, column) else { return "" }
+        return String(cString: text)
+    }
+
+    private func error(_ operation: String) -> SpoolError {
+        SpoolError(path: path, operation: operation, message: db.map { String(cString: sqlite3_errmsg($0)) } ?? "closed")
+    }
+}
+
+public struct SpoolError: Error, Sendable, CustomStringConvertible {
+    public var path: String
+    public var operation: String
+    public var message: String
+    public var description: String { "spool \(path): \(operation): \(message)" }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import RidegateLinux
+import Testing
+
+@Suite struct SQLiteSpoolTests {
+    func path() -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rg-spool-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir.appendingPathComponent("spool.sqlite").path
+    }
+
+    @Test("Readings come back oldest first, survive reopening, and leave when acknowledged")
+    func orderAndDurability() throws {
+        let file = path()
+        var ids: [Int64] = []
+        do {
+            let spool = try SQLiteSpool(path: file)
+            for i in 0..<5 { ids.append(try spool.append(topic: "gps", payload: "{\"seq\":\(i)}", qos: 1)) }
+            try spool.remove(ids[1])
+            try spool.save(sequence: 41, for: "gps")
+            #expect(FileManager.default.fileExists(atPath: file + "-wal")) // WAL mode, on disk
+        }
+        let reopened = try SQLiteSpool(path: file)
+        #expect(try reopened.pending(after: 0, limit: 10).map(\.payload) == ["{\"seq\":0}", "{\"seq\":2}", "{\"seq\":3}", "{\"seq\":4}"])
+        #expect(try reopened.pending(after: ids[2], limit: 1).map(\.id) == [ids[3]])
+        #expect(reopened.depth() == 4 && reopened.lastID() == ids[4])
+        #expect(reopened.sequences() == ["gps": 41])
+    }
+
+    @Test("When full, the oldest readings are dropped and counted, and the count survives a restart")
+    func dropOldest() throws {
+        let file = path()
+        do {
+            let spool = try SQLiteSpool(path: file, maximumBytes: 64 * 1024)
+            let payload = String(repeating: "x", count: 200)
+            for _ in 0..<3000 { try spool.append(topic: "heart_rate", payload: payload, qos: 1) }
+            #expect(spool.dropped > 0)
+            #expect(try spool.pending(after: 0, limit: 1).first?.id ?? 0 > 1)
+        }
+        #expect(try SQLiteSpool(path: file).dropped > 0)
+    }
+
+    @Test("An unusable path is a clear error, not a crash")
+    func badPath() {
+        #expect(throws: SpoolError.self) { try SQLiteSpool(path: "/nonexistent-dir/spool.sqlite") }
+    }
+}
