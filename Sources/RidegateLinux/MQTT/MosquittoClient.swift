@@ -24,6 +24,7 @@ public final class MosquittoClient: @unchecked Sendable {
     private let connected = Locked(false)
     private let book: Bookkeeping
     private let shutdownAcknowledged = Locked<Int32?>(nil)
+    private let stopping = Locked(false)
     private let offlineAcknowledgement = Locked<CheckedContinuation<Bool, Never>?>(nil)
 
     /// Spool bookkeeping, confined to `queue`.
@@ -101,15 +102,27 @@ public final class MosquittoClient: @unchecked Sendable {
     /// Starts connecting in the background; libmosquitto retries with backoff until the broker answers.
     public func start() throws(MQTTError) {
         let rc = mosquitto_connect_async(handle, settings.host, Int32(settings.port), Int32(settings.keepaliveSeconds))
-        if rc != MOSQ_ERR_SUCCESS.rawValue {
-            // An unreachable broker at start is not fatal: the loop thread keeps retrying.
-            logger.warning("broker not reachable yet; will keep retrying", [
-                ("mqtt.broker", "\(settings.host):\(settings.port)"), ("mqtt.reason", Self.describe(rc)),
-            ])
-        }
         let loop = mosquitto_loop_start(handle)
         guard loop == MOSQ_ERR_SUCCESS.rawValue else {
             throw MQTTError(operation: "loop_start", code: loop, detail: Self.describe(loop))
+        }
+        if rc != MOSQ_ERR_SUCCESS.rawValue {
+            // libmosquitto's loop reconnects a connection it once had, but not a first attempt that failed
+            // at once (a refused or unresolvable broker): retry that ourselves, with the same backoff.
+            logger.warning("broker not reachable yet; will keep retrying", [
+                ("mqtt.broker", "\(settings.host):\(settings.port)"), ("mqtt.reason", Self.describe(rc)),
+            ])
+            retryFirstConnection(after: Double(settings.reconnectMinSeconds))
+        }
+    }
+
+    private func retryFirstConnection(after delay: Double) {
+        queue.asyncAfter(deadline: .now() + delay) { [weak self] in
+            guard let self, !self.stopping.withLock({ $0 }), !self.isConnected else { return }
+            let rc = mosquitto_reconnect_async(self.handle)
+            if rc != MOSQ_ERR_SUCCESS.rawValue {
+                self.retryFirstConnection(after: min(delay * 2, Double(self.settings.reconnectMaxSeconds)))
+            }
         }
     }
 
@@ -213,6 +226,7 @@ public final class MosquittoClient: @unchecked Sendable {
             }
             if !acknowledged { logger.warning("broker did not acknowledge the offline status in time") }
         }
+        stopping.withLock { $0 = true }
         let depth = await backlog().depth
         if depth > 0 {
             logger.notice("readings kept for the next connection", [("mqtt.spool_depth", String(depth))])
