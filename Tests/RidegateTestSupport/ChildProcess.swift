@@ -130,5 +130,6 @@ public final class ChildProcess: @unchecked Sendable {
 
 public struct ChildProcessError: Error, CustomStringConvertible {
     public var message: String
+    public init(message: String) { self.message = message }
     public var description: String { message }
 }

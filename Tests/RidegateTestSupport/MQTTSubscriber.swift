@@ -16,9 +16,9 @@ public final class MQTTSubscriber: @unchecked Sendable {
 
     private let process: ChildProcess
 
-    public init(port: Int, topic: String = "#", extraArguments: [String] = []) throws {
+    public init(port: Int, topic: String = "#", extraArguments: [String] = [], host: String = "127.0.0.1") throws {
         let executable = try Executables.find("mosquitto_sub", hint: "apt-get install mosquitto-clients")
-        process = try ChildProcess(executable.path, ["-h", "127.0.0.1", "-p", String(port), "-v", "-t", topic] + extraArguments,
+        process = try ChildProcess(executable.path, ["-h", host, "-p", String(port), "-v", "-t", topic] + extraArguments,
                                    captureOutput: true)
     }
 

@@ -20,6 +20,8 @@ public final class MosquittoBroker: @unchecked Sendable {
             attempt += 1
             let candidate = try port ?? FreePort.loopback()
             var config = "listener \(candidate) 127.0.0.1\nallow_anonymous true\nlog_dest file \(log.path)\nlog_type all\n"
+            // As root mosquitto would switch to its own user, which cannot read the test's files.
+            if getuid() == 0 { config += "user root\n" }
             if persistence { config += "persistence true\npersistence_location \(self.directory.path)/\n" }
             config += extraConfig
             let configFile = self.directory.appendingPathComponent("mosquitto.conf")

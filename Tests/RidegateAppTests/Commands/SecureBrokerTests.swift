@@ -1,0 +1,69 @@
+import Foundation
+import RidegateTestSupport
+import Testing
+
+/// TLS with a CA the test makes itself (openssl), and username/password authentication, against a real
+/// mosquitto that refuses anonymous clients.
+@Suite(.serialized) struct SecureBrokerTests {
+    static func run(_ tool: String, _ arguments: [String]) async throws {
+        let process = try ChildProcess(try Executables.find(tool, hint: "apt-get install \(tool)").path, arguments, captureOutput: true)
+        let status = await process.waitForExit(timeout: 30)
+        guard status.flatMap(ChildProcess.exitCode) == 0 else {
+            throw ChildProcessError(message: "\(tool) \(arguments.joined(separator: " ")) failed: \(process.lines.joined(separator: "\n"))")
+        }
+    }
+
+    /// A CA, and a server certificate for localhost/127.0.0.1 signed by it.
+    static func makeCertificates(in dir: String) async throws {
+        try await run("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=ridegate test CA",
+                                  "-keyout", "\(dir)/ca.key", "-out", "\(dir)/ca.crt"])
+        try await run("openssl", ["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost",
+                                  "-keyout", "\(dir)/server.key", "-out", "\(dir)/server.csr"])
+        try "subjectAltName=DNS:localhost,IP:127.0.0.1\n".write(toFile: "\(dir)/san.ext", atomically: true, encoding: .utf8)
+        try await run("openssl", ["x509", "-req", "-in", "\(dir)/server.csr", "-CA", "\(dir)/ca.crt", "-CAkey", "\(dir)/ca.key",
+                                  "-CAcreateserial", "-days", "2", "-extfile", "\(dir)/san.ext", "-out", "\(dir)/server.crt"])
+    }
+
+    @Test("Over TLS 1.2+ with a password from a private file, readings arrive; a world-readable password file is refused")
+    func tlsAndAuthentication() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rg-tls-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try await Self.makeCertificates(in: dir)
+        try await Self.run("mosquitto_passwd", ["-b", "-c", "\(dir)/passwd", "rider", "s3cret pass"])
+        let broker = try MosquittoBroker(extraConfig: """
+            allow_anonymous false
+            password_file \(dir)/passwd
+            cafile \(dir)/ca.crt
+            certfile \(dir)/server.crt
+            keyfile \(dir)/server.key
+            tls_version tlsv1.2
+            """)
+        // (MosquittoBroker's own "allow_anonymous true" comes first; mosquitto uses the last value.)
+        let sub = try MQTTSubscriber(port: broker.port, topic: "ridegate/tls/#",
+                                     extraArguments: ["--cafile", "\(dir)/ca.crt", "-u", "rider", "-P", "s3cret pass"], host: "localhost")
+        try "s3cret pass\n".write(toFile: "\(dir)/mqtt-password", atomically: true, encoding: .utf8)
+        chmod("\(dir)/mqtt-password", 0o600)
+        let config = "\(dir)/ridegate.toml"
+        try """
+            [mqtt]
+            ca_file = "\(dir)/ca.crt"
+            username = "rider"
+            password_file = "\(dir)/mqtt-password"
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        let demo = try ChildProcess(RidegateAppTestsPaths.executable,
+                                    ["demo", "--config", config, "--broker", "localhost:\(broker.port)", "--speed", "20", "--device-id", "tls"],
+                                    captureOutput: true)
+        let got = await sub.wait(timeout: 15) { $0.contains { $0.topic == "ridegate/tls/heart_rate" } }
+        #expect(got.contains { $0.topic == "ridegate/tls/heart_rate" }, "demo: \(demo.lines.suffix(5)) broker: \(broker.logText.suffix(500))")
+        #expect(!demo.lines.joined().contains("s3cret"), "the password must never be logged")
+        demo.signal(SIGTERM)
+        _ = await demo.waitForExit(timeout: 5)
+
+        chmod("\(dir)/mqtt-password", 0o644)
+        let refused = try ChildProcess(RidegateAppTestsPaths.executable,
+                                       ["demo", "--config", config, "--broker", "localhost:\(broker.port)", "--device-id", "tls"], captureOutput: true)
+        let status = await refused.waitForExit(timeout: 10)
+        #expect(status.flatMap(ChildProcess.exitCode) == 69)
+        #expect(refused.lines.joined(separator: "\n").contains("world-readable"))
+    }
+}
