@@ -79,7 +79,8 @@ struct DemoCommand: AsyncParsableCommand {
         let signals = TerminationSignals()
         let gateway: Gateway
         do {
-            gateway = try GatewayAssembly.demo(config: settings, options: .init(ridePath: ridePath, speed: speed), logger: logger)
+            gateway = try GatewayAssembly.demo(config: settings, options: .init(ridePath: ridePath, speed: speed),
+                                               version: RidegateVersion.current, logger: logger)
         } catch {
             logger.critical("cannot start the demo", [("error", error.description)])
             throw ExitCode(ExitStatus.unavailable)

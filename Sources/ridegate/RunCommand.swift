@@ -34,7 +34,7 @@ struct RunCommand: AsyncParsableCommand {
         let signals = TerminationSignals()
         let gateway: Gateway
         do {
-            gateway = try GatewayAssembly.daemon(config: config, logger: logger)
+            gateway = try GatewayAssembly.daemon(config: config, version: RidegateVersion.current, logger: logger)
         } catch {
             logger.critical("cannot start", [("error", error.description)])
             throw ExitCode(ExitStatus.unavailable)

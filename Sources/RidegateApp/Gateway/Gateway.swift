@@ -55,6 +55,9 @@ public struct Gateway: Sendable {
 
     private func consume(_ events: AsyncStream<SourceEvent>) async {
         var core = core
+        for effect in core.startupEffects() {
+            for sink in sinks { sink.apply(effect) }
+        }
         for await event in events {
             for effect in core.handle(event) {
                 for sink in sinks { sink.apply(effect) }

@@ -20,7 +20,7 @@ public enum GatewayAssembly {
 
     /// The daemon: the configured GPS and (once the Bluetooth adapter lands) straps, the configured LED,
     /// and MQTT.
-    public static func daemon(config: GatewayConfig, logger: Logger) throws(SetupError) -> Gateway {
+    public static func daemon(config: GatewayConfig, version: String, logger: Logger) throws(SetupError) -> Gateway {
         let clock = SystemClock()
         var sources: [any EventSource] = []
         if config.gps.enabled {
@@ -42,12 +42,12 @@ public enum GatewayAssembly {
         sources.append(RememberedPositionSource(store: store, clock: clock))
         let readings = openSpool(config, logger: logger)
         let sinks = try makeSinks(config: config, deviceID: deviceID(config), store: readings, logger: logger) + [store]
-        return Gateway(sources: sources, sinks: sinks, core: makeCore(config, sequences: readings.sequences()), clock: clock,
+        return Gateway(sources: sources, sinks: sinks, core: makeCore(config, sequences: readings.sequences(), version: version), clock: clock,
                        logger: logger.labeled("gateway"))
     }
 
     /// The demo: the real pipeline with a replayed receiver on a pty and a simulated strap.
-    public static func demo(config: GatewayConfig, options: DemoOptions, logger: Logger) throws(SetupError) -> Gateway {
+    public static func demo(config: GatewayConfig, options: DemoOptions, version: String, logger: Logger) throws(SetupError) -> Gateway {
         let capture: [UInt8]
         do {
             capture = try TextFile.readBytes(options.ridePath)
@@ -80,7 +80,7 @@ public enum GatewayAssembly {
         if config.led.mode == .off { config.led.mode = .console }
         let readings = openSpool(config, logger: logger)
         let sinks = try makeSinks(config: config, deviceID: deviceID(config), store: readings, logger: logger) + [store]
-        return Gateway(sources: sources, sinks: sinks, core: makeCore(config, sequences: readings.sequences()), clock: clock,
+        return Gateway(sources: sources, sinks: sinks, core: makeCore(config, sequences: readings.sequences(), version: version), clock: clock,
                        logger: logger.labeled("gateway"), stopWhenSourcesEnd: true, companions: [{
                            await replayer.play(into: pty)
                            pty.close()
@@ -107,8 +107,14 @@ public enum GatewayAssembly {
         }
     }
 
-    static func makeCore(_ config: GatewayConfig, sequences: [String: Int] = [:]) -> GatewayCore {
-        var core = GatewayCore(settings: makeSettings(config))
+    static func makeCore(_ config: GatewayConfig, sequences: [String: Int] = [:], version: String = "") -> GatewayCore {
+        var settings = makeSettings(config)
+        if config.mqtt.homeAssistantDiscovery {
+            let id = deviceID(config)
+            settings.homeAssistant = HomeAssistantDiscovery(discoveryPrefix: config.mqtt.homeAssistantPrefix,
+                                                            baseTopic: "\(config.mqtt.prefix)/\(id)", deviceID: id, version: version)
+        }
+        var core = GatewayCore(settings: settings)
         core.restoreSequences(sequences)
         return core
     }
@@ -153,6 +159,7 @@ public enum GatewayAssembly {
             keepaliveSeconds: config.mqtt.keepaliveSeconds, username: config.mqtt.username, password: password,
             reconnectMinSeconds: config.mqtt.reconnectMinSeconds, reconnectMaxSeconds: config.mqtt.reconnectMaxSeconds,
             statusTopic: "\(prefix)/status", protocolVersion: config.mqtt.protocolVersion,
+            homeAssistantStatusTopic: config.mqtt.homeAssistantDiscovery ? "\(config.mqtt.homeAssistantPrefix)/status" : nil,
             tls: config.mqtt.caFile.map { MQTTSettings.TLS(caFile: $0, certificateFile: config.mqtt.certificateFile, keyFile: config.mqtt.keyFile) })
         do {
             let client = try MosquittoClient(settings: settings, topicPrefix: prefix, store: store, logger: logger.labeled("mqtt"))

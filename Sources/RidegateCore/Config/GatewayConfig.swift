@@ -21,6 +21,8 @@ public struct GatewayConfig: Sendable, Equatable {
         /// 0: no limit.
         public var maxHeartRatePerSecond = 0.0
         public var maxGPSPerSecond = 0.0
+        public var homeAssistantDiscovery = true
+        public var homeAssistantPrefix = "homeassistant"
     }
 
     public struct GPS: Sendable, Equatable {
@@ -129,6 +131,8 @@ public struct GatewayConfig: Sendable, Equatable {
         if (mqtt.certificateFile == nil) != (mqtt.keyFile == nil) {
             throw m.error(mqtt.keyFile == nil ? "cert_file" : "key_file", m.table["cert_file"] ?? m.table["key_file"], "set both mqtt.cert_file and mqtt.key_file, or neither")
         }
+        mqtt.homeAssistantDiscovery = try m.bool("homeassistant_discovery", default: true)
+        mqtt.homeAssistantPrefix = try m.string("homeassistant_prefix", default: mqtt.homeAssistantPrefix)
         mqtt.spoolMaxMegabytes = try m.integer("spool_max_mb", default: mqtt.spoolMaxMegabytes, range: 1...100_000)
         mqtt.maxHeartRatePerSecond = try m.number("max_heart_rate_per_s", default: 0, range: 0...100)
         mqtt.maxGPSPerSecond = try m.number("max_gps_per_s", default: 0, range: 0...100)

@@ -17,6 +17,8 @@ public struct GatewayCore: Sendable {
         /// are coalesced: the next one published is the newest, and the count is kept.
         public var heartRateMinimumInterval: Double = 0
         public var gpsMinimumInterval: Double = 0
+        /// Home Assistant discovery, when enabled.
+        public var homeAssistant: HomeAssistantDiscovery?
 
         public init(zones: HeartRateZones, zoneMarginBPM: Int = 2, zoneDwellSeconds: Double = 3,
                     autoPauseSpeed: Double = 1.0, rideSummaryInterval: Double = 10, heartRateEnabled: Bool = true,
@@ -51,6 +53,7 @@ public struct GatewayCore: Sendable {
     private var remembered: (latitude: Double, longitude: Double)?
     public private(set) var sunsetWarning = false
     private var lastSent: [String: Timestamp] = [:]
+    private var announcedStraps: Set<String> = []
     /// Readings held back by the rate limits, per topic.
     public private(set) var coalesced: [String: Int] = [:]
 
@@ -110,6 +113,9 @@ public struct GatewayCore: Sendable {
             json.add("body_location", details.bodyLocation)
             json.add("battery_pct", details.batteryPercent)
             effects.append(.publish(Publication(topic: "strap/\(strap)/info", payload: json.finish(), retain: true)))
+            if let ha = settings.homeAssistant, announcedStraps.insert(strap).inserted {
+                effects += ha.strapConfigs(strapID: strap, name: details.name).map { .publish($0) }
+            }
 
         case .gpsFix(let fix, let at):
             time.anchor(to: fix, receivedAt: at)
@@ -136,6 +142,11 @@ public struct GatewayCore: Sendable {
         }
         if let signal = newLEDSignal() { effects.append(.showOnLED(signal)) }
         return effects
+    }
+
+    /// What to publish before any event: Home Assistant's discovery configs for the gateway.
+    public func startupEffects() -> [Effect] {
+        (settings.homeAssistant?.gatewayConfigs() ?? []).map { .publish($0) }
     }
 
     /// Rate limit: true when a message on `topic` may go now; otherwise it is counted as coalesced.

@@ -6,8 +6,11 @@ public struct Publication: Sendable, Equatable {
     public var qos: Int
     /// The payload's `seq`, for the sink to persist so numbering continues after a restart.
     public var sequence: Int?
+    /// The topic is complete as it stands (Home Assistant's discovery topics), not under the gateway's prefix.
+    public var absolute: Bool
 
-    public init(topic: String, payload: String, retain: Bool = false, qos: Int = 1, sequence: Int? = nil) {
+    public init(topic: String, payload: String, retain: Bool = false, qos: Int = 1, sequence: Int? = nil, absolute: Bool = false) {
+        self.absolute = absolute
         self.sequence = sequence
         self.topic = topic
         self.payload = payload

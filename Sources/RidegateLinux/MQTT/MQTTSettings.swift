@@ -12,6 +12,8 @@ public struct MQTTSettings: Sendable {
     public var statusTopic: String
     /// 4 (MQTT 3.1.1) or 5.
     public var protocolVersion: Int
+    /// Home Assistant's birth/will topic; when it says `online`, discovery configs are sent again.
+    public var homeAssistantStatusTopic: String?
     public var tls: TLS?
 
     public struct TLS: Sendable {
@@ -28,7 +30,8 @@ public struct MQTTSettings: Sendable {
 
     public init(host: String, port: Int, clientID: String, keepaliveSeconds: Int = 30, username: String? = nil,
                 password: String? = nil, reconnectMinSeconds: Int = 1, reconnectMaxSeconds: Int = 30, statusTopic: String,
-                protocolVersion: Int = 4, tls: TLS? = nil) {
+                protocolVersion: Int = 4, homeAssistantStatusTopic: String? = nil, tls: TLS? = nil) {
+        self.homeAssistantStatusTopic = homeAssistantStatusTopic
         self.protocolVersion = protocolVersion
         self.tls = tls
         self.host = host

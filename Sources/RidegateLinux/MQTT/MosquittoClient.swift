@@ -89,6 +89,13 @@ public final class MosquittoClient: @unchecked Sendable {
             guard let context else { return }
             Unmanaged<MosquittoClient>.fromOpaque(context).takeUnretainedValue().didDisconnect(rc)
         }
+        mosquitto_message_callback_set(mosq) { _, context, message in
+            guard let context, let message else { return }
+            let m = message.pointee
+            let payload = m.payloadlen > 0 && m.payload != nil
+                ? String(decoding: UnsafeRawBufferPointer(start: m.payload, count: Int(m.payloadlen)), as: UTF8.self) : ""
+            Unmanaged<MosquittoClient>.fromOpaque(context).takeUnretainedValue().didReceive(payload: payload)
+        }
         mosquitto_publish_callback_set(mosq) { _, context, mid in
             guard let context else { return }
             Unmanaged<MosquittoClient>.fromOpaque(context).takeUnretainedValue().didPublish(mid)
@@ -134,7 +141,7 @@ public final class MosquittoClient: @unchecked Sendable {
             if let seq = publication.sequence { try? book.store.save(sequence: seq, for: publication.topic) }
             if publication.retain || publication.qos == 0 {
                 if publication.retain { book.retained[publication.topic] = publication }
-                if isConnected { send(topic: publication.topic, payload: publication.payload, qos: publication.qos, retain: publication.retain) }
+                if isConnected { send(publication) }
                 return
             }
             let id: Int64
@@ -142,7 +149,7 @@ public final class MosquittoClient: @unchecked Sendable {
                 id = try book.store.append(topic: publication.topic, payload: publication.payload, qos: publication.qos)
             } catch {
                 logger.error("cannot store a reading; sending it without a safety net", [("error", "\(error)")])
-                if isConnected { send(topic: publication.topic, payload: publication.payload, qos: publication.qos, retain: false) }
+                if isConnected { send(topic: topicPrefix + "/" + publication.topic, payload: publication.payload, qos: publication.qos, retain: false) }
                 return
             }
             // While a backlog replays, new readings join the end of it, so each topic stays in order; the
@@ -161,9 +168,12 @@ public final class MosquittoClient: @unchecked Sendable {
         }
     }
 
+    private func send(_ p: Publication) {
+        send(topic: p.absolute ? p.topic : topicPrefix + "/" + p.topic, payload: p.payload, qos: p.qos, retain: p.retain)
+    }
+
     @discardableResult
-    private func send(topic: String, payload: String, qos: Int, retain: Bool, mid: UnsafeMutablePointer<Int32>? = nil) -> Int32 {
-        let full = topicPrefix + "/" + topic
+    private func send(topic full: String, payload: String, qos: Int, retain: Bool, mid: UnsafeMutablePointer<Int32>? = nil) -> Int32 {
         var text = payload
         return text.withUTF8 { bytes in
             mosquitto_publish(handle, mid, full, Int32(bytes.count), bytes.baseAddress, Int32(qos), retain)
@@ -172,7 +182,7 @@ public final class MosquittoClient: @unchecked Sendable {
 
     private func sendStored(id: Int64, topic: String, payload: String, qos: Int) {
         var mid: Int32 = 0
-        if send(topic: topic, payload: payload, qos: qos, retain: false, mid: &mid) == MOSQ_ERR_SUCCESS.rawValue {
+        if send(topic: topicPrefix + "/" + topic, payload: payload, qos: qos, retain: false, mid: &mid) == MOSQ_ERR_SUCCESS.rawValue {
             book.inFlight[mid] = id
             book.inFlightIDs.insert(id)
         }
@@ -253,11 +263,12 @@ public final class MosquittoClient: @unchecked Sendable {
         connected.withLock { $0 = true }
         let online = Array("online".utf8)
         mosquitto_publish(handle, nil, settings.statusTopic, Int32(online.count), online, 1, true)
+        if let ha = settings.homeAssistantStatusTopic { mosquitto_subscribe(handle, nil, ha, 1) }
         queue.async { [self] in
             book.connects += 1
             logger.info(book.connects == 1 ? "connected to broker" : "reconnected to broker",
                         [("mqtt.broker", "\(settings.host):\(settings.port)"), ("mqtt.spool_depth", String(book.store.depth()))])
-            for p in book.retained.values { send(topic: p.topic, payload: p.payload, qos: p.qos, retain: true) }
+            for p in book.retained.values { send(p) }
             // Everything still stored is unacknowledged: replay it from the start.
             book.inFlight.removeAll()
             book.inFlightIDs.removeAll()
@@ -265,6 +276,16 @@ public final class MosquittoClient: @unchecked Sendable {
             book.backlogEnd = book.store.lastID()
             book.replaying = true
             continueReplay()
+        }
+    }
+
+    /// Home Assistant restarted (its birth message): announce the discovery configs again.
+    private func didReceive(payload: String) {
+        guard payload == "online" else { return }
+        queue.async { [self] in
+            let announcements = book.retained.values.filter(\.absolute)
+            logger.info("Home Assistant is online; announcing discovery again", [("mqtt.configs", String(announcements.count))])
+            for p in announcements { send(p) }
         }
     }
 

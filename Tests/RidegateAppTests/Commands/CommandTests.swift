@@ -89,4 +89,22 @@ import Testing
         let bad = try ChildProcess(RidegateAppTestsPaths.executable, ["sun", "--lat", "91", "--lon", "0"], captureOutput: true)
         #expect(await bad.waitForExit(timeout: 10).flatMap(ChildProcess.exitCode) != 0)
     }
+
+    @Test("Home Assistant discovery is announced, and again when Home Assistant says it is online")
+    func homeAssistantDiscovery() async throws {
+        let broker = try MosquittoBroker()
+        let sub = try MQTTSubscriber(port: broker.port, topic: "homeassistant/+/+/config")
+        let demo = try ChildProcess(RidegateAppTestsPaths.executable,
+                                    ["demo", "--broker", "127.0.0.1:\(broker.port)", "--speed", "20", "--device-id", "ha"], captureOutput: true)
+        let first = await sub.wait(timeout: 10) { $0.count >= 8 } // 6 sensors, the tracker, the strap's battery
+        #expect(first.contains { $0.topic == "homeassistant/device_tracker/ridegate_ha_position/config" })
+        #expect(first.contains { $0.topic == "homeassistant/sensor/ridegate_ha_strap_demo-strap_battery/config" })
+        let birth = try ChildProcess(try Executables.find("mosquitto_pub", hint: "apt-get install mosquitto-clients").path,
+                                     ["-h", "127.0.0.1", "-p", String(broker.port), "-t", "homeassistant/status", "-m", "online"])
+        _ = await birth.waitForExit(timeout: 5)
+        let again = await sub.wait(timeout: 10) { $0.count >= first.count + 8 }
+        #expect(again.count >= first.count + 8)
+        demo.signal(SIGTERM)
+        _ = await demo.waitForExit(timeout: 5)
+    }
 }
