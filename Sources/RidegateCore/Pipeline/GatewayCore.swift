@@ -54,6 +54,10 @@ public struct GatewayCore: Sendable {
     public private(set) var sunsetWarning = false
     private var lastSent: [String: Timestamp] = [:]
     private var announcedStraps: Set<String> = []
+    private var startedAt: Double?
+    private var lastHealth: Double?
+    /// Monotonic seconds between `health` messages.
+    public var healthInterval: Double = 60
     /// Readings held back by the rate limits, per topic.
     public private(set) var coalesced: [String: Int] = [:]
 
@@ -78,7 +82,7 @@ public struct GatewayCore: Sendable {
     public var sequences: [String: Int] { sequence }
 
     public mutating func handle(_ event: SourceEvent) -> [Effect] {
-        var effects: [Effect] = []
+        var effects = healthEffects(at: event.receiveTime)
         switch event {
         case .heartRate(let strap, let measurement, let at):
             let ts = time.utc(for: at)
@@ -142,6 +146,23 @@ public struct GatewayCore: Sendable {
         }
         if let signal = newLEDSignal() { effects.append(.showOnLED(signal)) }
         return effects
+    }
+
+    /// `health` once a minute, carried by whatever event comes next (no timer of its own).
+    private mutating func healthEffects(at receive: ReceiveTime) -> [Effect] {
+        let now = receive.monotonicSeconds
+        if startedAt == nil { startedAt = now }
+        if let last = lastHealth, now - last < healthInterval { return [] }
+        lastHealth = now
+        var json = JSONObjectWriter(capacity: 256)
+        json.add("ts", time.utc(for: receive).iso8601)
+        json.add("uptime_s", now - (startedAt ?? now), decimals: 0)
+        json.add("clock_trusted", time.isTrusted)
+        json.add("clock_offset_s", time.systemClockOffset, decimals: 3)
+        json.add("strap_reconnects", strapLosses.values.reduce(0, +))
+        json.add("coalesced", coalesced.values.reduce(0, +))
+        json.add("gps_state", gpsState?.rawValue)
+        return [.publish(Publication(topic: "health", payload: json.finish(), retain: true))]
     }
 
     /// What to publish before any event: Home Assistant's discovery configs for the gateway.

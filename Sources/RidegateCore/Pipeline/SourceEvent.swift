@@ -65,3 +65,13 @@ public struct StrapDetails: Sendable, Equatable {
         }
     }
 }
+
+extension SourceEvent {
+    public var receiveTime: ReceiveTime {
+        switch self {
+        case .heartRate(_, _, let at), .heartRateUndecodable(_, _, let at), .strapState(_, _, _, let at),
+             .strapDetails(_, _, let at), .gpsFix(_, let at), .gpsState(_, let at), .lastKnownPosition(_, _, let at):
+            return at
+        }
+    }
+}

@@ -139,6 +139,17 @@ public final class MosquittoClient: @unchecked Sendable {
     public func publish(_ publication: Publication) {
         queue.async { [self] in
             if let seq = publication.sequence { try? book.store.save(sequence: seq, for: publication.topic) }
+            if publication.topic == "health" {
+                // The gateway's health, completed with what only the connection knows.
+                var p = publication
+                if p.payload.hasSuffix("}") {
+                    p.payload = String(p.payload.dropLast()) + ",\"spool_depth\":\(book.store.depth()),\"spool_dropped\":\(book.store.dropped)"
+                        + ",\"mqtt_connects\":\(book.connects),\"replayed\":\(book.replayedCount)}"
+                }
+                book.retained[p.topic] = p
+                if isConnected { send(p) }
+                return
+            }
             if publication.retain || publication.qos == 0 {
                 if publication.retain { book.retained[publication.topic] = publication }
                 if isConnected { send(publication) }

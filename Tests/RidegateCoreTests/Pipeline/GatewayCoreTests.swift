@@ -51,8 +51,8 @@ import Testing
     @Test("Device states are published retained, once per change")
     func deviceStates() {
         var c = core()
-        let first = publications(c.handle(.gpsState(.noDevice, at: at(0))))
-        let repeated = publications(c.handle(.gpsState(.noDevice, at: at(1))))
+        let first = publications(c.handle(.gpsState(.noDevice, at: at(0)))).filter { $0.topic != "health" }
+        let repeated = publications(c.handle(.gpsState(.noDevice, at: at(1)))).filter { $0.topic != "health" }
         #expect(first.count == 1 && first[0].topic == "gps/state" && first[0].retain)
         #expect(first[0].payload.contains(#""state":"no_device""#))
         #expect(repeated.isEmpty)
@@ -90,5 +90,16 @@ import Testing
         // The first real fix far away is remembered.
         let moved = c.handle(.gpsFix(GPSFix(time: Timestamp(secondsSince1970: 1_782_057_600), mode: .threeD, latitude: 40, longitude: -105), at: at(1)))
         #expect(moved.contains(.rememberPosition(latitude: 40, longitude: -105)))
+    }
+
+    @Test("Health goes out with the first event and then once a minute, carried by events")
+    func health() {
+        var c = core()
+        func healthCount(_ t: Double) -> Int {
+            publications(c.handle(.gpsState(.noFix, at: at(t)))).filter { $0.topic == "health" }.count
+        }
+        #expect(healthCount(0) == 1)
+        #expect(healthCount(30) == 0)
+        #expect(healthCount(60) == 1)
     }
 }
