@@ -43,12 +43,32 @@ public struct GatewayConfig: Sendable, Equatable {
     }
 
     public struct Zones: Sendable, Equatable {
+        public enum Model: String, Sendable, CaseIterable {
+            case maxHR = "max_hr"
+            case reserve = "hrr"
+            case lthr
+            case lthr5
+            case bpm
+        }
+
+        public var model = Model.maxHR
         public var maxHeartRate = 190
+        public var restingHeartRate = 60
+        public var lactateThreshold = 170
         public var percentages: [Double] = [50, 60, 70, 80, 90]
+        public var boundaries: [Int] = []
         public var marginBPM = 2
         public var dwellSeconds = 3.0
 
-        public var zones: HeartRateZones { .percentOfMax(maxHeartRate, percentages: percentages) }
+        public var zones: HeartRateZones {
+            switch model {
+            case .maxHR: .percentOfMax(maxHeartRate, percentages: percentages)
+            case .reserve: .percentOfReserve(max: maxHeartRate, resting: restingHeartRate, percentages: percentages)
+            case .lthr: .frielSeven(lactateThreshold: lactateThreshold)
+            case .lthr5: .thresholdFive(lactateThreshold: lactateThreshold)
+            case .bpm: HeartRateZones(lowerBounds: boundaries)
+            }
+        }
     }
 
     public struct LED: Sendable, Equatable {
@@ -163,7 +183,27 @@ public struct GatewayConfig: Sendable, Equatable {
         try h.finish()
 
         var z = try top.subtable("zones")
+        let modelName = try z.choice("model", default: zones.model.rawValue, allowed: Zones.Model.allCases.map(\.rawValue))
+        zones.model = Zones.Model(rawValue: modelName) ?? .maxHR
+        zones.restingHeartRate = try z.integer("resting_hr", default: zones.restingHeartRate, range: 30...120)
+        zones.lactateThreshold = try z.integer("lthr", default: zones.lactateThreshold, range: 100...220)
+        if let node = z.node("boundaries_bpm") {
+            guard case .array(let items) = node.value else {
+                throw z.error("boundaries_bpm", node, "\(node.rendered) must be an array of heart rates, e.g. [100, 120, 140, 155, 170]")
+            }
+            zones.boundaries = items.compactMap { if case .integer(let i) = $0.value { i } else { nil } }
+            guard zones.boundaries.count == items.count, (1...10).contains(items.count),
+                  zones.boundaries.allSatisfy({ (30...240).contains($0) }), HeartRateZones(lowerBounds: zones.boundaries).isValid else {
+                throw z.error("boundaries_bpm", node, "\(node.rendered) must be 1 to 10 strictly increasing whole heart rates from 30 to 240 bpm")
+            }
+        }
+        if zones.model == .bpm, zones.boundaries.isEmpty {
+            throw z.error("model", z.table["model"], "\"bpm\" needs zones.boundaries_bpm, the lower bound of each zone, e.g. [100, 120, 140, 155, 170]")
+        }
         zones.maxHeartRate = try z.integer("max_hr", default: zones.maxHeartRate, range: 100...230)
+        if zones.model == .reserve, zones.restingHeartRate >= zones.maxHeartRate - 20 {
+            throw z.error("resting_hr", z.table["resting_hr"], "\(zones.restingHeartRate) leaves no heart-rate reserve below max_hr \(zones.maxHeartRate)")
+        }
         zones.percentages = try z.numbers("percentages", default: zones.percentages)
         guard (1...10).contains(zones.percentages.count),
               zip(zones.percentages, zones.percentages.dropFirst()).allSatisfy({ $0 < $1 }),

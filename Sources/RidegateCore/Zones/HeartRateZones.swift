@@ -13,6 +13,34 @@ public struct HeartRateZones: Sendable, Equatable {
         HeartRateZones(lowerBounds: percentages.map { Int((Double(maxHeartRate) * $0 / 100).rounded()) })
     }
 
+    /// Karvonen: percentages of heart-rate reserve, `resting + p × (max − resting)`.
+    public static func percentOfReserve(max maxHeartRate: Int, resting: Int, percentages: [Double]) -> HeartRateZones {
+        let reserve = Double(maxHeartRate - resting)
+        return HeartRateZones(lowerBounds: percentages.map { Int((Double(resting) + reserve * $0 / 100).rounded()) })
+    }
+
+    /// Joe Friel's seven zones from lactate-threshold heart rate: 1 (< 85 %), 2 (85–89), 3 (90–94),
+    /// 4 (95–99), 5a (100–102), 5b (103–106), 5c (> 106).
+    public static func frielSeven(lactateThreshold lthr: Int) -> HeartRateZones {
+        fromThreshold(lthr, [85, 90, 95, 100, 103, 106])
+    }
+
+    /// A five-zone variant from lactate-threshold heart rate: 1 (< 81 %), 2 (81–89), 3 (90–93), 4 (94–99),
+    /// 5 (≥ 100).
+    public static func thresholdFive(lactateThreshold lthr: Int) -> HeartRateZones {
+        fromThreshold(lthr, [81, 90, 94, 100])
+    }
+
+    /// Zone 1 starts at 1 bpm: threshold models have no "below zone 1".
+    private static func fromThreshold(_ lthr: Int, _ percentages: [Double]) -> HeartRateZones {
+        HeartRateZones(lowerBounds: [1] + percentages.map { Int((Double(lthr) * $0 / 100).rounded()) })
+    }
+
+    /// Nil unless the bounds strictly increase: what config validation checks.
+    public var isValid: Bool {
+        !lowerBounds.isEmpty && zip(lowerBounds, lowerBounds.dropFirst()).allSatisfy { $0 < $1 }
+    }
+
     public var count: Int { lowerBounds.count }
 
     /// The zone a heart rate falls in, without hysteresis.

@@ -1,0 +1,95 @@
+import ArgumentParser
+import RidegateApp
+import RidegateCore
+import RidegateLinux
+
+struct LEDCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "led",
+        abstract: "Check the LED wiring, or switch the LED off.",
+        discussion: """
+            Uses the [led] section of the configuration. `ridegate led off` is what the systemd unit runs after \
+            the daemon stops (ExecStopPost=), so a crash never leaves the LED lit.
+            """,
+        subcommands: [Test.self, Off.self])
+
+    struct Test: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show every zone and status pattern in turn, each for a few seconds, naming it on the console.")
+
+        @Option(help: ArgumentHelp("The configuration file.", valueName: "path"))
+        var config: String = "/etc/ridegate/ridegate.toml"
+
+        @Option(help: ArgumentHelp("Seconds per pattern (1 to 30).", valueName: "seconds"))
+        var seconds: Int = 4
+
+        @Flag(help: "Show the patterns as console lines instead of on the GPIO line (no hardware needed).")
+        var console = false
+
+        func run() async throws {
+            let settings = try LEDCommand.loadConfig(config)
+            let logger = Logger(label: "led", level: .info, handler: StandardErrorLogHandler.detect())
+            let output = try LEDCommand.output(settings, console: console, logger: logger)
+            let sink = LEDSink(output: output)
+            let zones = settings.zones.zones.count
+            let signals: [LEDSignal] = (0...zones).map { .zone($0, of: zones) } + [.searchingForStrap, .strapLost, .noSensorContact, .noGPSFix]
+            let stop = TerminationSignals()
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for signal in signals {
+                        if Task.isCancelled { return }
+                        logger.notice("showing", [("led.signal", signal.description)])
+                        sink.apply(.showOnLED(signal))
+                        try? await Task.sleep(nanoseconds: UInt64(seconds) * 1_000_000_000)
+                    }
+                }
+                group.addTask { for await _ in stop.signals { return } }
+                await group.next()
+                group.cancelAll()
+            }
+            await sink.shutdown()
+        }
+    }
+
+    struct Off: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Drive the LED line low and release it.")
+
+        @Option(help: ArgumentHelp("The configuration file.", valueName: "path"))
+        var config: String = "/etc/ridegate/ridegate.toml"
+
+        func run() throws {
+            let settings = try LEDCommand.loadConfig(config)
+            guard settings.led.mode == .single else { return } // nothing wired: nothing to switch off
+            do {
+                let line = try GPIOOutputLine(LEDCommand.selector(settings), activeLow: settings.led.activeLow)
+                line.release() // drives it low first
+            } catch {
+                writeError(error.description)
+                throw ExitCode(ExitStatus.unavailable)
+            }
+        }
+    }
+
+    static func loadConfig(_ path: String) throws -> GatewayConfig {
+        do {
+            return try TOMLConfigLoader.load(path: path)
+        } catch {
+            writeError(error.description)
+            throw ExitCode(ExitStatus.config)
+        }
+    }
+
+    static func selector(_ config: GatewayConfig) -> GPIOOutputLine.Selector {
+        config.led.lineName.map { .name($0) } ?? .offset(chip: config.led.chip, offset: config.led.line ?? 0)
+    }
+
+    static func output(_ config: GatewayConfig, console: Bool, logger: Logger) throws -> any LEDOutput {
+        if console || config.led.mode != .single { return ConsoleLEDOutput(logger: logger) }
+        do {
+            return GPIOLEDOutput(line: try GPIOOutputLine(selector(config), activeLow: config.led.activeLow), logger: logger)
+        } catch {
+            writeError(error.description)
+            throw ExitCode(ExitStatus.unavailable)
+        }
+    }
+}
