@@ -77,7 +77,9 @@ public final class MosquittoClient: @unchecked Sendable {
             guard rc == MOSQ_ERR_SUCCESS.rawValue else {
                 throw MQTTError(operation: "tls", code: rc, detail: "cannot use the TLS files (ca \(tls.caFile)): \(Self.describe(rc))")
             }
-            mosquitto_tls_opts_set(mosq, 1, "tlsv1.2", nil)
+            // Verify the broker (SSL_VERIFY_PEER); no version pinned: libmosquitto 2.x and OpenSSL 3 allow only
+            // TLS 1.2 and 1.3 by default, and pinning "tlsv1.2" fails on trixie's libmosquitto 2.0.21.
+            mosquitto_tls_opts_set(mosq, 1, nil, nil)
         }
         mosquitto_max_inflight_messages_set(mosq, UInt32(replayWindow + 20))
         mosquitto_reconnect_delay_set(mosq, UInt32(settings.reconnectMinSeconds), UInt32(settings.reconnectMaxSeconds), true)
