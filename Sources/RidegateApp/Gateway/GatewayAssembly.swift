@@ -41,7 +41,11 @@ public enum GatewayAssembly {
         let store = StateStoreSink(directory: config.stateDirectory, logger: logger.labeled("state"))
         sources.append(RememberedPositionSource(store: store, clock: clock))
         let readings = openSpool(config, logger: logger)
-        let sinks = try makeSinks(config: config, deviceID: deviceID(config), store: readings, logger: logger) + [store]
+        let notifier = ServiceNotifier()
+        if let interval = notifier.watchdogInterval { sources.append(WatchdogSource(interval: interval, clock: clock)) }
+        // systemd hears "stopping" first and the rest of the orderly stop after it.
+        let sinks = [ServiceManagerSink(notifier: notifier)]
+            + (try makeSinks(config: config, deviceID: deviceID(config), store: readings, logger: logger)) + [store]
         return Gateway(sources: sources, sinks: sinks, core: makeCore(config, sequences: readings.sequences(), version: version), clock: clock,
                        logger: logger.labeled("gateway"))
     }

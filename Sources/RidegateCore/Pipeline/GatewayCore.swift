@@ -143,6 +143,10 @@ public struct GatewayCore: Sendable {
 
         case .lastKnownPosition(let lat, let lon, let at):
             if sun == nil { effects += seedPosition(latitude: lat, longitude: lon, at: at) }
+
+        case .watchdogTick:
+            // Reaching here means the event stream and the core are moving: that is what the watchdog guards.
+            effects.append(.serviceAlive)
         }
         if let signal = newLEDSignal() { effects.append(.showOnLED(signal)) }
         return effects
@@ -167,7 +171,7 @@ public struct GatewayCore: Sendable {
 
     /// What to publish before any event: Home Assistant's discovery configs for the gateway.
     public func startupEffects() -> [Effect] {
-        (settings.homeAssistant?.gatewayConfigs() ?? []).map { .publish($0) }
+        (settings.homeAssistant?.gatewayConfigs() ?? []).map { .publish($0) } + [.serviceReady]
     }
 
     /// Rate limit: true when a message on `topic` may go now; otherwise it is counted as coalesced.

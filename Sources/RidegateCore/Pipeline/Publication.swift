@@ -25,4 +25,8 @@ public enum Effect: Sendable, Equatable {
     case showOnLED(LEDSignal)
     /// Keep this position across restarts, so the sun can be published before the first fix.
     case rememberPosition(latitude: Double, longitude: Double)
+    /// Tell the service manager the gateway is up (sd_notify READY=1).
+    case serviceReady
+    /// Tell the service manager's watchdog the pipeline is alive (sd_notify WATCHDOG=1).
+    case serviceAlive
 }

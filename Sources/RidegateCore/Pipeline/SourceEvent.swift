@@ -21,6 +21,8 @@ public enum SourceEvent: Sendable {
     case gpsState(GPSDeviceState, at: ReceiveTime)
     /// Where the bike was when the gateway last ran (from the state directory), before any fix.
     case lastKnownPosition(latitude: Double, longitude: Double, at: ReceiveTime)
+    /// The service manager's watchdog asks whether the pipeline still moves.
+    case watchdogTick(at: ReceiveTime)
 }
 
 public enum StrapState: String, Sendable {
@@ -70,7 +72,8 @@ extension SourceEvent {
     public var receiveTime: ReceiveTime {
         switch self {
         case .heartRate(_, _, let at), .heartRateUndecodable(_, _, let at), .strapState(_, _, _, let at),
-             .strapDetails(_, _, let at), .gpsFix(_, let at), .gpsState(_, let at), .lastKnownPosition(_, _, let at):
+             .strapDetails(_, _, let at), .gpsFix(_, let at), .gpsState(_, let at), .lastKnownPosition(_, _, let at),
+             .watchdogTick(let at):
             return at
         }
     }

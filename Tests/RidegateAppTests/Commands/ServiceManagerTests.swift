@@ -1,0 +1,71 @@
+import Foundation
+import RidegateTestSupport
+import Testing
+
+/// `ridegate run` under a stand-in for systemd: a Unix datagram socket as $NOTIFY_SOCKET.
+@Suite struct ServiceManagerTests {
+    final class NotifySocket: @unchecked Sendable {
+        let path: String
+        let fd: Int32
+        let messages = Observed<[String]>([])
+
+        init() throws {
+            path = FileManager.default.temporaryDirectory.appendingPathComponent("rg-notify-\(UUID().uuidString.prefix(8))").path
+            let socketFD = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+            fd = socketFD
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            let pathBytes = Array(path.utf8)
+            withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: pathBytes) }
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socketFD, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            guard bound == 0 else { throw ChildProcessError(message: "bind \(path): \(errno)") }
+            let messages = messages
+            Thread {
+                var buffer = [UInt8](repeating: 0, count: 512)
+                while true {
+                    let n = recv(socketFD, &buffer, buffer.count, 0)
+                    if n <= 0 { return }
+                    let text = String(decoding: buffer[0..<n], as: UTF8.self)
+                    messages.update { $0.append(text) }
+                }
+            }.start()
+        }
+
+        deinit {
+            shutdown(fd, Int32(SHUT_RDWR))
+            close(fd)
+            unlink(path)
+        }
+    }
+
+    @Test("READY=1 once running, WATCHDOG=1 while the pipeline moves, STOPPING=1 on SIGTERM")
+    func notifiesSystemd() async throws {
+        let broker = try MosquittoBroker()
+        let notify = try NotifySocket()
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rg-svc-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try """
+            state_directory = "\(dir)/state"
+            [mqtt]
+            port = \(broker.port)
+            host = "127.0.0.1"
+            [gps]
+            device = "\(dir)/no-gps"
+            [heart_rate]
+            enabled = false
+            """.write(toFile: "\(dir)/ridegate.toml", atomically: true, encoding: .utf8)
+        var environment = ProcessInfo.processInfo.environment
+        environment["NOTIFY_SOCKET"] = notify.path
+        environment["WATCHDOG_USEC"] = "400000" // pings every 0.2 s
+        let daemon = try ChildProcess(RidegateAppTestsPaths.executable, ["run", "--config", "\(dir)/ridegate.toml"],
+                                      captureOutput: true, environment: environment)
+        let seen = await notify.messages.wait(timeout: 10) { $0.filter { $0 == "WATCHDOG=1" }.count >= 3 }
+        #expect(seen.first?.hasPrefix("READY=1") == true, "\(seen.prefix(3)) \(daemon.lines.suffix(5))")
+        #expect(seen.filter { $0 == "WATCHDOG=1" }.count >= 3)
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit(timeout: 5).flatMap(ChildProcess.exitCode) == 0)
+        #expect(await notify.messages.wait(timeout: 5) { $0.contains("STOPPING=1") }.contains("STOPPING=1"))
+    }
+}

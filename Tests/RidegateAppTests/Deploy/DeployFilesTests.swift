@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+
+/// The udev rules and the systemd unit, parsed: what a typo there would silently break on a Pi.
+@Suite struct DeployFilesTests {
+    static func read(_ path: String) throws -> String {
+        try String(contentsOfFile: RidegateAppTestsPaths.repository + "/" + path, encoding: .utf8)
+    }
+
+    /// Rule lines as key/operator/value triples.
+    static func rules() throws -> [[(key: String, op: String, value: String)]] {
+        try read("udev/60-ridegate.rules").split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.allSatisfy(\.isWhitespace) }.map { line in
+            line.split(separator: ",").map { part -> (String, String, String) in
+                let text = part.trimmingCharacters(in: .whitespaces)
+                for op in ["==", "!=", "+=", ":=", "="] {
+                    if let range = text.range(of: op) {
+                        let value = text[range.upperBound...].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+                        return (String(text[..<range.lowerBound]), op, value)
+                    }
+                }
+                return (text, "", "")
+            }
+        }
+    }
+
+    @Test("Every documented USB GPS vendor:product gets /dev/ridegate-gps, group dialout, and a systemd device unit")
+    func gpsRules() throws {
+        let rules = try Self.rules()
+        let expected = ["1546": "01a[6-9]", "067b": "2303|23a3", "10c4": "ea60", "0403": "6001|6015", "1a86": "7523"]
+        for (vendor, products) in expected {
+            let rule = try #require(rules.first { $0.contains { $0.key == "ATTRS{idVendor}" && $0.value == vendor } }, "vendor \(vendor)")
+            #expect(rule.contains { $0.key == "ATTRS{idProduct}" && $0.op == "==" && $0.value == products })
+            #expect(rule.contains { $0.key == "SUBSYSTEM" && $0.value == "tty" })
+            #expect(rule.contains { $0.key == "SYMLINK" && $0.op == "+=" && $0.value == "ridegate-gps" })
+            #expect(rule.contains { $0.key == "GROUP" && $0.value == "dialout" })
+            #expect(rule.contains { $0.key == "TAG" && $0.op == "+=" && $0.value == "systemd" })
+        }
+        for rule in rules { #expect(rule.allSatisfy { !$0.op.isEmpty }, "unparsable: \(rule)") }
+        #expect(rules.contains { $0.contains { $0.key == "KERNEL" && $0.value == "gpiochip*" } && $0.contains { $0.key == "GROUP" && $0.value == "gpio" } })
+    }
+
+    @Test("The unit is Type=notify with a watchdog, switches the LED off after stopping, and keeps its privileges small")
+    func unit() throws {
+        let unit = try Self.read("deploy/ridegate.service")
+        let settings = unit.split(separator: "\n").filter { $0.contains("=") && !$0.hasPrefix("#") }.map(String.init)
+        for line in ["Type=notify", "WatchdogSec=30", "Restart=on-failure", "User=ridegate", "SupplementaryGroups=dialout gpio",
+                     "AmbientCapabilities=CAP_NET_RAW CAP_NET_ADMIN", "CapabilityBoundingSet=CAP_NET_RAW CAP_NET_ADMIN",
+                     "StateDirectory=ridegate", "ProtectSystem=strict", "ProtectHome=yes", "PrivateTmp=yes", "NoNewPrivileges=yes",
+                     "ExecStopPost=-/usr/bin/ridegate led off --config /etc/ridegate/ridegate.toml"] {
+            #expect(settings.contains(line), "missing \(line)")
+        }
+        let families = settings.first { $0.hasPrefix("RestrictAddressFamilies=") } ?? ""
+        #expect(families.contains("AF_BLUETOOTH") && families.contains("AF_UNIX") && families.contains("AF_INET"))
+    }
+}
