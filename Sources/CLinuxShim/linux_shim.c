@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/timex.h>
 #include <unistd.h>
 
 int rg_open_pty(char *path, size_t path_size) {
@@ -15,4 +16,10 @@ int rg_open_pty(char *path, size_t path_size) {
         return -1;
     }
     return fd;
+}
+
+int rg_clock_synchronised(void) {
+    struct timex t = {0};
+    int state = adjtimex(&t);
+    return state != TIME_ERROR && !(t.status & STA_UNSYNC);
 }

@@ -7,4 +7,7 @@
  * descriptor and writes the device path into `path`; -1 with errno set on failure. */
 int rg_open_pty(char *path, size_t path_size);
 
+/* adjtimex(2): 1 when the kernel considers the system clock synchronised (NTP or similar), else 0. */
+int rg_clock_synchronised(void);
+
 #endif

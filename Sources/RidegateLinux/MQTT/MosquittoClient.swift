@@ -137,6 +137,15 @@ public final class MosquittoClient: @unchecked Sendable {
 
     public var isConnected: Bool { connected.withLock { $0 } }
 
+    /// Waits (checking every 50 ms, for a one-off probe such as `ridegate doctor`) until connected.
+    public func waitUntilConnected(timeout: Double) async -> Bool {
+        let deadline = SystemClock.monotonicSeconds() + timeout
+        while !isConnected, SystemClock.monotonicSeconds() < deadline {
+            try? await Task.sleep(nanoseconds: 50_000_000)
+        }
+        return isConnected
+    }
+
     /// Stores and sends a reading, or keeps the newest retained state; never blocks the caller.
     public func publish(_ publication: Publication) {
         queue.async { [self] in

@@ -1,3 +1,4 @@
+import CLinuxShim
 import Glibc
 import RidegateCore
 
@@ -25,6 +26,9 @@ public struct SystemClock: Sendable {
         clock_gettime(CLOCK_REALTIME, &ts)
         return Timestamp(secondsSince1970: Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9)
     }
+
+    /// adjtimex(2): whether the kernel's clock is disciplined (NTP); a Pi without network or RTC is not.
+    public static var isSynchronised: Bool { rg_clock_synchronised() == 1 }
 
     public func now() -> ReceiveTime {
         let mono = SystemClock.monotonicSeconds()

@@ -1,4 +1,5 @@
 import Foundation
+import RidegateLinux
 import RidegateTestSupport
 import Testing
 
@@ -67,5 +68,48 @@ import Testing
         daemon.signal(SIGTERM)
         #expect(await daemon.waitForExit(timeout: 5).flatMap(ChildProcess.exitCode) == 0)
         #expect(await notify.messages.wait(timeout: 5) { $0.contains("STOPPING=1") }.contains("STOPPING=1"))
+    }
+
+    @Test("doctor: a talking GPS on a pty and a reachable broker pass; exit 0; a missing device fails with a fix")
+    func doctor() async throws {
+        let broker = try MosquittoBroker()
+        let pty = try PseudoTerminal()
+        defer { pty.close() }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rg-doc-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        func write(_ device: String) throws {
+            try """
+                [mqtt]
+                host = "127.0.0.1"
+                port = \(broker.port)
+                [gps]
+                device = "\(device)"
+                [heart_rate]
+                enabled = false
+                """.write(toFile: "\(dir)/ridegate.toml", atomically: true, encoding: .utf8)
+        }
+        try write(pty.devicePath)
+        let feeder = Task {
+            var second = 0
+            while !Task.isCancelled {
+                let t = String(format: "1200%02d.00", second % 60)
+                let line = NMEAText.sentence("GPRMC,\(t),A,4000.00000,N,10500.00000,W,1.0,90.0,210626,,,A") + "\r\n"
+                try? pty.controller.writeAll(Array(line.utf8))
+                second += 1
+                try? await Task.sleep(nanoseconds: 100_000_000)
+            }
+        }
+        let ok = try ChildProcess(RidegateAppTestsPaths.executable, ["doctor", "--config", "\(dir)/ridegate.toml"], captureOutput: true)
+        let status = await ok.waitForExit(timeout: 30)
+        feeder.cancel()
+        let report = ok.lines.joined(separator: "\n")
+        #expect(status.flatMap(ChildProcess.exitCode) == 0, "\(report)")
+        #expect(report.contains("GPS: valid NMEA at 9600 baud"))
+        #expect(report.contains("MQTT broker: connected"))
+
+        try write("\(dir)/no-such-gps")
+        let bad = try ChildProcess(RidegateAppTestsPaths.executable, ["doctor", "--config", "\(dir)/ridegate.toml"], captureOutput: true)
+        #expect(await bad.waitForExit(timeout: 30).flatMap(ChildProcess.exitCode) == 1)
+        #expect(bad.lines.joined(separator: "\n").contains("fix: plug the receiver in"))
     }
 }

@@ -1,0 +1,193 @@
+import Glibc
+import RidegateCore
+import RidegateLinux
+
+/// The checks behind `ridegate doctor`: each probes one thing on this machine and says what to do.
+public struct Doctor: Sendable {
+    public let configPath: String
+    let logger: Logger
+
+    public init(configPath: String, logger: Logger) {
+        self.configPath = configPath
+        self.logger = logger
+    }
+
+    public func run() async -> [DoctorCheck] {
+        let config: GatewayConfig
+        do {
+            config = try TOMLConfigLoader.load(path: configPath)
+        } catch {
+            return [DoctorCheck("configuration", .fail, error.description, fix: "correct the file; `ridegate run --check-config` re-checks it")]
+        }
+        var checks = [DoctorCheck("configuration", .pass, "\(configPath) is valid")]
+        checks += await gps(config)
+        checks += serialConfiguration(config)
+        checks += await bluetooth(config)
+        checks.append(gpio(config))
+        checks.append(await broker(config))
+        checks.append(clock())
+        return checks
+    }
+
+    func gps(_ config: GatewayConfig) async -> [DoctorCheck] {
+        guard config.gps.enabled else { return [DoctorCheck("GPS", .skip, "gps.enabled = false")] }
+        guard access(config.gps.device, F_OK) == 0 else {
+            return [DoctorCheck("GPS", .fail, "\(config.gps.device) does not exist",
+                                fix: "plug the receiver in; install udev/60-ridegate.rules for /dev/ridegate-gps, or set gps.device (ls /dev/ttyACM* /dev/ttyUSB* /dev/serial0)")]
+        }
+        do {
+            if let rate = try await BaudRateDetector(devicePath: config.gps.device, listenSeconds: 2).detect() {
+                let configured: String
+                switch config.gps.baud {
+                case .auto: configured = "auto"
+                case .fixed(let r): configured = String(r)
+                }
+                let matches = configured == "auto" || configured == String(rate)
+                return [DoctorCheck("GPS", matches ? .pass : .fail, "valid NMEA at \(rate) baud on \(config.gps.device)",
+                                    fix: matches ? nil : "set gps.baud = \(rate) (or \"auto\")")]
+            }
+            return [DoctorCheck("GPS", .fail, "\(config.gps.device) sends no valid NMEA at any common rate",
+                                fix: "check power and wiring (module TX to the Pi's RX, pin 10), and that nothing else (gpsd, a serial console) uses the port")]
+        } catch {
+            return [DoctorCheck("GPS", .fail, error.description)]
+        }
+    }
+
+    func serialConfiguration(_ config: GatewayConfig) -> [DoctorCheck] {
+        let model = (try? TextFile.read("/proc/device-tree/model"))?.replacingZeros() ?? ""
+        guard model.contains("Raspberry Pi") else {
+            return [DoctorCheck("UART and Bluetooth", .skip, "not a Raspberry Pi")]
+        }
+        let configTxt = (try? TextFile.read("/boot/firmware/config.txt")) ?? (try? TextFile.read("/boot/config.txt")) ?? ""
+        let cmdline = (try? TextFile.read("/boot/firmware/cmdline.txt")) ?? (try? TextFile.read("/boot/cmdline.txt")) ?? ""
+        return PiSerialConfiguration.check(model: model, configTxt: configTxt, cmdlineTxt: cmdline, gpsDevice: config.gps.device)
+    }
+
+    func bluetooth(_ config: GatewayConfig) async -> [DoctorCheck] {
+        guard config.heartRate.enabled else { return [DoctorCheck("Bluetooth", .skip, "heart_rate.enabled = false")] }
+        var checks: [DoctorCheck] = []
+        let capabilities = Capabilities.effective()
+        if capabilities.netAdmin && capabilities.netRaw {
+            checks.append(DoctorCheck("capabilities", .pass, "CAP_NET_ADMIN and CAP_NET_RAW"))
+        } else {
+            checks.append(DoctorCheck("capabilities", .warn, "this process lacks CAP_NET_ADMIN/CAP_NET_RAW (the systemd unit grants them)",
+                                      fix: "run doctor as root (sudo ridegate doctor) to check the adapter as the daemon would"))
+        }
+        if let blocked = Rfkill.bluetoothBlocked(), blocked {
+            checks.append(DoctorCheck("Bluetooth adapter", .fail, "Bluetooth is blocked by rfkill", fix: "rfkill unblock bluetooth"))
+            return checks
+        }
+        do {
+            let scanner = StrapScanner()
+            let seen = Locked(0)
+            let outcome: BluetoothError? = await withTaskGroup(of: BluetoothError??.self) { group in
+                group.addTask {
+                    do throws(BluetoothError) {
+                        try await scanner.scan { device in if device.advertising.advertisesHeartRate { seen.withLock { $0 += 1 } } }
+                        return .some(nil)
+                    } catch {
+                        return .some(error)
+                    }
+                }
+                group.addTask {
+                    try? await Task.sleep(nanoseconds: 4_000_000_000)
+                    return nil
+                }
+                let first = await group.next() ?? nil
+                group.cancelAll()
+                return first ?? nil
+            }
+            if let outcome { throw outcome }
+            let count = seen.withLock { $0 }
+            checks.append(DoctorCheck("Bluetooth adapter", .pass, "powered; scanning works"))
+            checks.append(DoctorCheck("heart-rate straps", count > 0 ? .pass : .warn, count > 0 ? "\(count) advertising nearby" : "none heard in 4 s",
+                                      fix: count > 0 ? nil : "wear the strap (or wet its electrodes) to wake it; `ridegate scan` lists what is heard"))
+        } catch {
+            checks.append(DoctorCheck("Bluetooth adapter", .fail, "\(error)"))
+        }
+        return checks
+    }
+
+    func gpio(_ config: GatewayConfig) -> DoctorCheck {
+        guard config.led.mode == .single else { return DoctorCheck("LED", .skip, "led.mode = \"\(config.led.mode.rawValue)\"") }
+        let selector: GPIOOutputLine.Selector = config.led.lineName.map { .name($0) } ?? .offset(chip: config.led.chip, offset: config.led.line ?? 0)
+        do {
+            let line = try GPIOOutputLine(selector, activeLow: config.led.activeLow, consumer: "ridegate-doctor")
+            let place = "\(line.chipPath) line \(line.offset)"
+            line.release()
+            return DoctorCheck("LED", .pass, "\(place) is free; `ridegate led test` walks the patterns")
+        } catch {
+            return DoctorCheck("LED", .fail, error.description)
+        }
+    }
+
+    func broker(_ config: GatewayConfig) async -> DoctorCheck {
+        let id = GatewayAssembly.deviceID(config)
+        var password: String?
+        if let file = config.mqtt.passwordFile {
+            do {
+                password = try GatewayAssembly.readPassword(file)
+            } catch {
+                return DoctorCheck("MQTT broker", .fail, error.description)
+            }
+        }
+        let settings = MQTTSettings(
+            host: config.mqtt.host, port: config.mqtt.port, clientID: "ridegate-doctor-\(id)", keepaliveSeconds: 10,
+            username: config.mqtt.username, password: password, statusTopic: "\(config.mqtt.prefix)/\(id)/doctor",
+            protocolVersion: config.mqtt.protocolVersion,
+            tls: config.mqtt.caFile.map { MQTTSettings.TLS(caFile: $0, certificateFile: config.mqtt.certificateFile, keyFile: config.mqtt.keyFile) })
+        let target = "\(config.mqtt.host):\(config.mqtt.port)\(config.mqtt.caFile == nil ? "" : " (TLS)")"
+        do {
+            let client = try MosquittoClient(settings: settings, topicPrefix: "\(config.mqtt.prefix)/\(id)", logger: logger.labeled("mqtt"))
+            try client.start()
+            let connected = await client.waitUntilConnected(timeout: 5)
+            await client.shutdown(timeout: 0.5)
+            return connected ? DoctorCheck("MQTT broker", .pass, "connected to \(target)")
+                : DoctorCheck("MQTT broker", .fail, "no connection to \(target) within 5 s",
+                              fix: "check mqtt.host/port, the network, and (with TLS or a password) the broker's log for why it refused")
+        } catch {
+            return DoctorCheck("MQTT broker", .fail, error.description)
+        }
+    }
+
+    func clock() -> DoctorCheck {
+        return SystemClock.isSynchronised ? DoctorCheck("clock", .pass, "the system clock is synchronised")
+            : DoctorCheck("clock", .warn, "the system clock is not synchronised (no network time, no RTC)",
+                          fix: "nothing to do for riding: ridegate stamps readings from GPS time once it has a fix, and says clock_trusted")
+    }
+}
+
+extension String {
+    /// Device-tree strings end in NUL.
+    func replacingZeros() -> String { String(filter { $0 != "\0" }) }
+}
+
+/// The calling process's effective capabilities (/proc/self/status CapEff).
+enum Capabilities {
+    static func effective() -> (netAdmin: Bool, netRaw: Bool) {
+        guard let status = try? TextFile.read("/proc/self/status"),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("CapEff:") }),
+              let mask = UInt64(line.split(separator: "\t").last ?? "", radix: 16) else { return (false, false) }
+        return (mask & (1 << 12) != 0, mask & (1 << 13) != 0) // CAP_NET_ADMIN = 12, CAP_NET_RAW = 13
+    }
+}
+
+/// rfkill state of Bluetooth radios from sysfs; nil when there is none.
+enum Rfkill {
+    static func bluetoothBlocked() -> Bool? {
+        guard let dir = opendir("/sys/class/rfkill") else { return nil }
+        defer { closedir(dir) }
+        var anyBluetooth = false
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard name.hasPrefix("rfkill") else { continue }
+            let base = "/sys/class/rfkill/\(name)"
+            guard (try? TextFile.read(base + "/type"))?.hasPrefix("bluetooth") == true else { continue }
+            anyBluetooth = true
+            let soft = (try? TextFile.read(base + "/soft"))?.hasPrefix("1") == true
+            let hard = (try? TextFile.read(base + "/hard"))?.hasPrefix("1") == true
+            if soft || hard { return true }
+        }
+        return anyBluetooth ? false : nil
+    }
+}
