@@ -30,7 +30,7 @@ struct LEDCommand: AsyncParsableCommand {
             let settings = try LEDCommand.loadConfig(config)
             let logger = Logger(label: "led", level: .info, handler: StandardErrorLogHandler.detect())
             let output = try LEDCommand.output(settings, console: console, logger: logger)
-            let sink = LEDSink(output: output)
+            let sink = LEDSink(output: output, layout: GatewayAssembly.ledLayout(settings))
             let zones = settings.zones.zones.count
             let signals: [LEDSignal] = (0...zones).map { .zone($0, of: zones) } + [.searchingForStrap, .strapLost, .noSensorContact, .noGPSFix]
             let stop = TerminationSignals()
@@ -59,10 +59,8 @@ struct LEDCommand: AsyncParsableCommand {
 
         func run() throws {
             let settings = try LEDCommand.loadConfig(config)
-            guard settings.led.mode == .single else { return } // nothing wired: nothing to switch off
             do {
-                let line = try GPIOOutputLine(LEDCommand.selector(settings), activeLow: settings.led.activeLow)
-                line.release() // drives it low first
+                for line in try LEDCommand.lines(settings) { line.release() } // each is driven off first
             } catch {
                 writeError(error.description)
                 throw ExitCode(ExitStatus.unavailable)
@@ -79,14 +77,17 @@ struct LEDCommand: AsyncParsableCommand {
         }
     }
 
-    static func selector(_ config: GatewayConfig) -> GPIOOutputLine.Selector {
-        config.led.lineName.map { .name($0) } ?? .offset(chip: config.led.chip, offset: config.led.line ?? 0)
+    static func lines(_ config: GatewayConfig) throws(GPIOError) -> [GPIOOutputLine] {
+        try config.led.selectors.map { s throws(GPIOError) -> GPIOOutputLine in
+            let selector: GPIOOutputLine.Selector = s.name.map { .name($0) } ?? .offset(chip: s.chip ?? config.led.chip, offset: s.offset ?? 0)
+            return try GPIOOutputLine(selector, activeLow: config.led.activeLow)
+        }
     }
 
     static func output(_ config: GatewayConfig, console: Bool, logger: Logger) throws -> any LEDOutput {
-        if console || config.led.mode != .single { return ConsoleLEDOutput(logger: logger) }
+        if console || config.led.selectors.isEmpty { return ConsoleLEDOutput(logger: logger) }
         do {
-            return GPIOLEDOutput(line: try GPIOOutputLine(selector(config), activeLow: config.led.activeLow), logger: logger)
+            return GPIOLEDOutput(lines: try lines(config), logger: logger)
         } catch {
             writeError(error.description)
             throw ExitCode(ExitStatus.unavailable)

@@ -109,16 +109,19 @@ public struct Doctor: Sendable {
     }
 
     func gpio(_ config: GatewayConfig) -> DoctorCheck {
-        guard config.led.mode == .single else { return DoctorCheck("LED", .skip, "led.mode = \"\(config.led.mode.rawValue)\"") }
-        let selector: GPIOOutputLine.Selector = config.led.lineName.map { .name($0) } ?? .offset(chip: config.led.chip, offset: config.led.line ?? 0)
-        do {
-            let line = try GPIOOutputLine(selector, activeLow: config.led.activeLow, consumer: "ridegate-doctor")
-            let place = "\(line.chipPath) line \(line.offset)"
-            line.release()
-            return DoctorCheck("LED", .pass, "\(place) is free; `ridegate led test` walks the patterns")
-        } catch {
-            return DoctorCheck("LED", .fail, error.description)
+        guard !config.led.selectors.isEmpty else { return DoctorCheck("LED", .skip, "led.mode = \"\(config.led.mode.rawValue)\"") }
+        var places: [String] = []
+        for s in config.led.selectors {
+            let selector: GPIOOutputLine.Selector = s.name.map { .name($0) } ?? .offset(chip: s.chip ?? config.led.chip, offset: s.offset ?? 0)
+            do {
+                let line = try GPIOOutputLine(selector, activeLow: config.led.activeLow, consumer: "ridegate-doctor")
+                places.append("\(line.chipPath) line \(line.offset)")
+                line.release()
+            } catch {
+                return DoctorCheck("LED", .fail, error.description)
+            }
         }
+        return DoctorCheck("LED", .pass, "\(places.joined(separator: ", ")) free; `ridegate led test` walks the patterns")
     }
 
     func broker(_ config: GatewayConfig) async -> DoctorCheck {

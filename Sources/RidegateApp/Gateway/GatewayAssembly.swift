@@ -91,6 +91,14 @@ public enum GatewayAssembly {
                        }])
     }
 
+    public static func ledLayout(_ config: GatewayConfig) -> LEDLayout {
+        switch config.led.mode {
+        case .rgb: .rgb
+        case .bar: .bar(lines: max(config.led.lines.count, config.led.lineNames.count))
+        case .single, .off, .console: .single
+        }
+    }
+
     public static func deviceID(_ config: GatewayConfig) -> String {
         if let id = config.deviceID { return id }
         var name = [CChar](repeating: 0, count: 256)
@@ -142,12 +150,13 @@ public enum GatewayAssembly {
             break
         case .console:
             sinks.append(LEDSink(output: ConsoleLEDOutput(logger: logger.labeled("led"))))
-        case .single:
-            let selector: GPIOOutputLine.Selector = config.led.lineName.map { .name($0) }
-                ?? .offset(chip: config.led.chip, offset: config.led.line ?? 0)
+        case .single, .rgb, .bar:
             do {
-                let line = try GPIOOutputLine(selector, activeLow: config.led.activeLow)
-                sinks.append(LEDSink(output: GPIOLEDOutput(line: line, logger: logger.labeled("led"))))
+                let lines = try config.led.selectors.map { s throws(GPIOError) -> GPIOOutputLine in
+                    let selector: GPIOOutputLine.Selector = s.name.map { .name($0) } ?? .offset(chip: s.chip ?? config.led.chip, offset: s.offset ?? 0)
+                    return try GPIOOutputLine(selector, activeLow: config.led.activeLow)
+                }
+                sinks.append(LEDSink(output: GPIOLEDOutput(lines: lines, logger: logger.labeled("led")), layout: ledLayout(config)))
             } catch {
                 throw SetupError(description: error.description)
             }

@@ -4,7 +4,8 @@ import RidegateLinux
 
 /// Where LED levels go: a GPIO line, or the console when there is no GPIO chip (the demo).
 public protocol LEDOutput: Sendable {
-    func set(_ on: Bool)
+    /// Lights the lines whose bits are set (bit 0 is the first line) and darkens the others.
+    func set(_ lines: UInt8)
     /// Told once per signal change, before its pattern starts; the console shows it as a line.
     func willShow(_ signal: LEDSignal, pattern: BlinkPattern)
     func release()
@@ -16,13 +17,15 @@ public final class LEDSink: EffectSink, @unchecked Sendable {
     // @unchecked: every mutable field below is touched only on `queue`.
     private let queue = DispatchQueue(label: "ridegate.led")
     private let output: any LEDOutput
+    private let layout: LEDLayout
     private var timer: DispatchSourceTimer?
     private var pattern = BlinkPattern.off
     private var elapsed = 0
     private var stopped = false
 
-    public init(output: any LEDOutput) {
+    public init(output: any LEDOutput, layout: LEDLayout = .single) {
         self.output = output
+        self.layout = layout
     }
 
     public func apply(_ effect: Effect) {
@@ -32,10 +35,10 @@ public final class LEDSink: EffectSink, @unchecked Sendable {
 
     private func show(_ signal: LEDSignal) {
         guard !stopped else { return }
-        pattern = SingleLEDPatterns.pattern(for: signal)
+        pattern = layout.pattern(for: signal)
         output.willShow(signal, pattern: pattern)
         elapsed = 0
-        output.set(pattern.isOn(atMilliseconds: 0))
+        output.set(pattern.lines(atMilliseconds: 0))
         schedule()
     }
 
@@ -48,7 +51,7 @@ public final class LEDSink: EffectSink, @unchecked Sendable {
         t.setEventHandler { [weak self] in
             guard let self, !self.stopped else { return }
             self.elapsed += wait
-            self.output.set(self.pattern.isOn(atMilliseconds: self.elapsed))
+            self.output.set(self.pattern.lines(atMilliseconds: self.elapsed))
             self.schedule()
         }
         timer = t
@@ -62,7 +65,7 @@ public final class LEDSink: EffectSink, @unchecked Sendable {
                 self.stopped = true
                 self.timer?.cancel()
                 self.timer = nil
-                self.output.set(false)
+                self.output.set(0)
                 self.output.release()
                 done.resume()
             }
@@ -70,21 +73,23 @@ public final class LEDSink: EffectSink, @unchecked Sendable {
     }
 }
 
-/// A real LED on a GPIO line.
+/// Real LEDs on GPIO lines: one, three (red, green, blue), or one per zone.
 public struct GPIOLEDOutput: LEDOutput {
-    let line: GPIOOutputLine
+    let lines: [GPIOOutputLine]
     let logger: Logger
 
-    public init(line: GPIOOutputLine, logger: Logger) {
-        self.line = line
+    public init(lines: [GPIOOutputLine], logger: Logger) {
+        self.lines = lines
         self.logger = logger
     }
 
-    public func set(_ on: Bool) {
-        do {
-            try line.set(on)
-        } catch {
-            logger.error("cannot set the LED line", [("led.chip", line.chipPath), ("led.line", String(line.offset)), ("led.error", "\(error)")])
+    public func set(_ lit: UInt8) {
+        for (index, line) in lines.enumerated() {
+            do {
+                try line.set(lit & (1 << UInt8(index)) != 0)
+            } catch {
+                logger.error("cannot set an LED line", [("led.chip", line.chipPath), ("led.line", String(line.offset)), ("led.error", "\(error)")])
+            }
         }
     }
 
@@ -92,7 +97,7 @@ public struct GPIOLEDOutput: LEDOutput {
         logger.debug("LED pattern", [("led.signal", signal.description)])
     }
 
-    public func release() { line.release() }
+    public func release() { lines.forEach { $0.release() } }
 }
 
 /// The demo's LED: one log line per change, saying what a real LED would do.
@@ -101,7 +106,7 @@ public struct ConsoleLEDOutput: LEDOutput {
 
     public init(logger: Logger) { self.logger = logger }
 
-    public func set(_ on: Bool) {}
+    public func set(_ lines: UInt8) {}
 
     public func willShow(_ signal: LEDSignal, pattern: BlinkPattern) {
         logger.notice("LED", [("led.signal", signal.description), ("led.pattern", Self.describe(pattern))])

@@ -1,64 +1,82 @@
-/// A repeating on/off timeline for one LED, in milliseconds. Pure: the driver asks it for the level now
-/// and the time of the next edge, and sleeps until then (one timer, no polling).
+/// A repeating timeline for the LED lines, in milliseconds: each step says which lines are lit (a bit
+/// per line: one LED uses bit 0; RGB uses red 1, green 2, blue 4; a bar uses one bit per zone). Pure: the
+/// driver asks it for the lines lit now and the time of the next change, and sleeps until then (one
+/// timer, no polling).
 public struct BlinkPattern: Sendable, Equatable {
-    /// (duration in ms, LED on) steps, repeated forever. Empty means steadily off.
-    public let steps: [(milliseconds: Int, on: Bool)]
+    /// (duration in ms, lit lines) steps, repeated forever. Empty means everything off.
+    public let frames: [(milliseconds: Int, lines: UInt8)]
 
-    public init(_ steps: [(milliseconds: Int, on: Bool)]) {
-        self.steps = steps.filter { $0.milliseconds > 0 }
+    public init(frames: [(milliseconds: Int, lines: UInt8)]) {
+        self.frames = frames.filter { $0.milliseconds > 0 }
     }
 
-    public static let off = BlinkPattern([])
-    public static let steadyOn = BlinkPattern([(1000, true)])
+    /// One LED: (duration, on) steps.
+    public init(_ steps: [(milliseconds: Int, on: Bool)]) {
+        self.init(frames: steps.map { ($0.milliseconds, $0.on ? 1 : 0) })
+    }
 
-    public var periodMilliseconds: Int { steps.reduce(0) { $0 + $1.milliseconds } }
+    /// The same lines lit all the time.
+    public static func steady(_ lines: UInt8) -> BlinkPattern { BlinkPattern(frames: [(1000, lines)]) }
+
+    public static let off = BlinkPattern(frames: [])
+    public static let steadyOn = BlinkPattern.steady(1)
+
+    /// The steps as on/off (any line lit), for one-LED patterns.
+    public var steps: [(milliseconds: Int, on: Bool)] { frames.map { ($0.milliseconds, $0.lines != 0) } }
+
+    public var periodMilliseconds: Int { frames.reduce(0) { $0 + $1.milliseconds } }
 
     public static func == (lhs: BlinkPattern, rhs: BlinkPattern) -> Bool {
-        lhs.steps.count == rhs.steps.count
-            && zip(lhs.steps, rhs.steps).allSatisfy { $0.milliseconds == $1.milliseconds && $0.on == $1.on }
+        lhs.frames.count == rhs.frames.count
+            && zip(lhs.frames, rhs.frames).allSatisfy { $0.milliseconds == $1.milliseconds && $0.lines == $1.lines }
     }
 
-    /// Whether the LED is lit `elapsed` ms after the pattern started.
+    /// The lines lit `elapsed` ms after the pattern started.
+    public func lines(atMilliseconds elapsed: Int) -> UInt8 {
+        frame(at: elapsed).lines
+    }
+
+    /// Whether any line is lit `elapsed` ms after the pattern started.
     public func isOn(atMilliseconds elapsed: Int) -> Bool {
-        step(at: elapsed).on
+        lines(atMilliseconds: elapsed) != 0
     }
 
-    /// How long after `elapsed` the level next changes; nil when it never does.
+    /// How long after `elapsed` the lit lines next change; nil when they never do.
     public func millisecondsToNextEdge(after elapsed: Int) -> Int? {
-        guard !steps.isEmpty, steps.contains(where: { $0.on }), steps.contains(where: { !$0.on }) else { return nil }
-        let position = step(at: elapsed)
+        guard let first = frames.first, frames.contains(where: { $0.lines != first.lines }) else { return nil }
+        let position = frame(at: elapsed)
         var remaining = position.remaining
-        var index = (position.index + 1) % steps.count
-        // Adjacent steps with the same level are not an edge.
-        while steps[index].on == position.on {
-            remaining += steps[index].milliseconds
-            index = (index + 1) % steps.count
+        var index = (position.index + 1) % frames.count
+        // Adjacent steps with the same lines are not an edge.
+        while frames[index].lines == position.lines {
+            remaining += frames[index].milliseconds
+            index = (index + 1) % frames.count
         }
         return remaining
     }
 
-    /// The edges over one period, as (offset ms, new level): what a test or a wiring check inspects.
+    /// The changes over one period, as (offset ms, lit): what a test or a wiring check inspects.
     public var edges: [(milliseconds: Int, on: Bool)] {
         var result: [(Int, Bool)] = []
         var offset = 0
-        var level: Bool?
-        for step in steps {
-            if step.on != level { result.append((offset, step.on)) }
-            level = step.on
-            offset += step.milliseconds
+        var level: UInt8?
+        for frame in frames {
+            if frame.lines != level { result.append((offset, frame.lines != 0)) }
+            level = frame.lines
+            offset += frame.milliseconds
         }
         return result
     }
 
-    private func step(at elapsed: Int) -> (index: Int, on: Bool, remaining: Int) {
+    private func frame(at elapsed: Int) -> (index: Int, lines: UInt8, remaining: Int) {
         let period = periodMilliseconds
-        guard period > 0 else { return (0, false, Int.max) }
+        guard period > 0 else { return (0, 0, Int.max) }
         var t = elapsed % period
         if t < 0 { t += period }
-        for (index, step) in steps.enumerated() {
-            if t < step.milliseconds { return (index, step.on, step.milliseconds - t) }
-            t -= step.milliseconds
+        for (index, frame) in frames.enumerated() {
+            if t < frame.milliseconds { return (index, frame.lines, frame.milliseconds - t) }
+            t -= frame.milliseconds
         }
-        return (0, steps[0].on, steps[0].milliseconds)
+        return (0, frames[0].lines, frames[0].milliseconds)
     }
 }

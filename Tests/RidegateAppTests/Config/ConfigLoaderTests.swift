@@ -82,7 +82,7 @@ import Testing
     func wrongValues() throws {
         #expect(error("[gps]\nbaud = 1234\n")?.description.contains("4800, 9600") == true)
         #expect(error("[mqtt]\nport = \"1883\"\n")?.description.contains("expected a whole number") == true)
-        #expect(error("[led]\nmode = \"blinky\"\n")?.description.contains("\"off\", \"single\", \"console\"") == true)
+        #expect(error("[led]\nmode = \"blinky\"\n")?.description.contains("\"off\", \"single\", \"rgb\", \"bar\", \"console\"") == true)
         #expect(error("[led]\nmode = \"single\"\n")?.description.contains("needs a GPIO line") == true)
         #expect(error("[zones]\npercentages = [60, 50]\n")?.key == "zones.percentages")
         #expect(error("device_id = \"my bike\"\n")?.key == "device_id")
@@ -106,5 +106,20 @@ import Testing
             #expect(error.description.contains("/nonexistent/ridegate.toml"))
             #expect(error.description.contains("--config"))
         }
+    }
+
+    @Test("Zone models and LED wirings are validated with what each needs")
+    func zonesAndLEDs() throws {
+        let karvonen = try load("[zones]\nmodel = \"hrr\"\nmax_hr = 190\nresting_hr = 60\n")
+        #expect(karvonen.zones.zones.lowerBounds.first == 125)
+        #expect(try load("[zones]\nmodel = \"lthr\"\nlthr = 170\n").zones.zones.count == 7)
+        #expect(try load("[zones]\nmodel = \"bpm\"\nboundaries_bpm = [100, 120, 140]\n").zones.zones.lowerBounds == [100, 120, 140])
+        #expect(error("[zones]\nmodel = \"bpm\"\n")?.description.contains("boundaries_bpm") == true)
+        #expect(error("[zones]\nboundaries_bpm = [140, 120]\n")?.key == "zones.boundaries_bpm")
+        #expect(error("[zones]\nmodel = \"hrr\"\nmax_hr = 150\nresting_hr = 140\n")?.key == "zones.resting_hr")
+        let rgb = try load("[led]\nmode = \"rgb\"\nline_names = [\"GPIO17\", \"GPIO27\", \"GPIO22\"]\ncommon = \"anode\"\n")
+        #expect(rgb.led.selectors.map(\.name) == ["GPIO17", "GPIO27", "GPIO22"] && rgb.led.activeLow)
+        #expect(error("[led]\nmode = \"rgb\"\nlines = [17, 27]\n")?.description.contains("three lines") == true)
+        #expect(try load("[led]\nmode = \"bar\"\nlines = [5, 6, 13, 19, 26]\n").led.selectors.count == 5)
     }
 }

@@ -42,3 +42,30 @@ import Testing
         #expect(BlinkPattern.steadyOn.millisecondsToNextEdge(after: 0) == nil)
     }
 }
+
+@Suite struct MultiLineLEDPatternTests {
+    static let statuses: [LEDSignal] = [.searchingForStrap, .strapLost, .noSensorContact, .noGPSFix]
+
+    @Test("RGB: each zone a steady colour of its own; the top zone flashes red; statuses always blink")
+    func rgb() {
+        let zones = (1...4).map { RGBLEDPatterns.pattern(for: .zone($0, of: 5)) }
+        #expect(zones.allSatisfy { $0.millisecondsToNextEdge(after: 0) == nil && $0.lines(atMilliseconds: 0) != 0 })
+        #expect(Set(zones.map { $0.lines(atMilliseconds: 0) }).count == 4)
+        #expect(RGBLEDPatterns.pattern(for: .zone(1, of: 5)).lines(atMilliseconds: 0) == RGBLEDPatterns.blue)
+        #expect(RGBLEDPatterns.pattern(for: .zone(5, of: 5)).frames.map(\.lines) == [RGBLEDPatterns.red, 0])
+        for status in Self.statuses {
+            #expect(RGBLEDPatterns.pattern(for: status).millisecondsToNextEdge(after: 0) != nil, "\(status) must blink")
+        }
+        #expect(RGBLEDPatterns.pattern(for: .zone(7, of: 8)).lines(atMilliseconds: 0) == 7) // white, seven-zone models
+    }
+
+    @Test("Bar: zone N lights the first N LEDs steadily; statuses blink", arguments: 1...4)
+    func bar(zone: Int) {
+        let p = BarLEDPatterns.pattern(for: .zone(zone, of: 5), lineCount: 5)
+        #expect(p.lines(atMilliseconds: 0) == UInt8((1 << zone) - 1))
+        #expect(p.millisecondsToNextEdge(after: 0) == nil)
+        for status in Self.statuses {
+            #expect(BarLEDPatterns.pattern(for: status, lineCount: 5).millisecondsToNextEdge(after: 0) != nil)
+        }
+    }
+}

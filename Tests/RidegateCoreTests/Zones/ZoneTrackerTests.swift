@@ -58,3 +58,19 @@ import Testing
         #expect(tracker.secondsInZone[2] == 15)
     }
 }
+
+@Suite struct ZoneModelTests {
+    @Test("Karvonen: resting + percentage of the reserve")
+    func reserve() {
+        // max 190, resting 60: reserve 130; 50 % → 125, 90 % → 177
+        #expect(HeartRateZones.percentOfReserve(max: 190, resting: 60, percentages: [50, 60, 70, 80, 90]).lowerBounds == [125, 138, 151, 164, 177])
+    }
+
+    @Test("Friel's seven zones and the five-zone variant from LTHR")
+    func threshold() {
+        #expect(HeartRateZones.frielSeven(lactateThreshold: 170).lowerBounds == [1, 145, 153, 162, 170, 175, 180])
+        #expect(HeartRateZones.thresholdFive(lactateThreshold: 170).lowerBounds == [1, 138, 153, 160, 170])
+        #expect(HeartRateZones.frielSeven(lactateThreshold: 170).zone(for: 171) == 5)
+        #expect(HeartRateZones(lowerBounds: [100, 100]).isValid == false)
+    }
+}

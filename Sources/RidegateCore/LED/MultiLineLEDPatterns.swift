@@ -1,0 +1,67 @@
+/// Patterns for three-colour (`led.mode = "rgb"`) and bar (`led.mode = "bar"`, one LED per zone) wiring.
+/// Zones are steady; every status blinks, so no status can be mistaken for a zone.
+public enum RGBLEDPatterns {
+    public static let red: UInt8 = 1, green: UInt8 = 2, blue: UInt8 = 4
+
+    /// Zone colours, coolest to hottest: blue, cyan, green, yellow, red, then magenta and white for
+    /// seven-zone models. Zone 0 (below zone 1) is a dim-looking slow blue blink.
+    static let zoneColours: [UInt8] = [blue, blue | green, green, red | green, red, red | blue, red | green | blue]
+
+    public static func pattern(for signal: LEDSignal) -> BlinkPattern {
+        switch signal {
+        case .off:
+            return .off
+        case .zone(let zone, let top):
+            if zone <= 0 { return BlinkPattern(frames: [(150, blue), (5000, 0)]) }
+            if zone >= top && top > 1 { return BlinkPattern(frames: [(100, red), (100, 0)]) } // top zone: red, fast
+            return .steady(zoneColours[min(zone, zoneColours.count) - 1])
+        case .searchingForStrap:
+            return BlinkPattern(frames: [(1000, blue), (1000, 0)])
+        case .strapLost:
+            return BlinkPattern(frames: [(500, red), (500, blue)])
+        case .noSensorContact:
+            return BlinkPattern(frames: [(40, red | green | blue), (2960, 0)])
+        case .noGPSFix:
+            return BlinkPattern(frames: [(700, green | blue), (300, 0), (700, green | blue), (1300, 0)])
+        }
+    }
+}
+
+public enum BarLEDPatterns {
+    /// `lineCount` LEDs in a row: zone N lights the first N steadily; the top zone flashes them all.
+    public static func pattern(for signal: LEDSignal, lineCount: Int) -> BlinkPattern {
+        let all = UInt8(truncatingIfNeeded: (1 << min(lineCount, 8)) - 1)
+        let last = UInt8(truncatingIfNeeded: 1 << max(0, min(lineCount, 8) - 1))
+        switch signal {
+        case .off:
+            return .off
+        case .zone(let zone, let top):
+            if zone <= 0 { return BlinkPattern(frames: [(150, 1), (5000, 0)]) }
+            if zone >= top && top > 1 { return BlinkPattern(frames: [(100, all), (100, 0)]) }
+            return .steady(UInt8(truncatingIfNeeded: (1 << min(zone, 8)) - 1))
+        case .searchingForStrap:
+            return BlinkPattern(frames: [(1000, 1), (1000, 0)])
+        case .strapLost:
+            return BlinkPattern(frames: [(500, 1), (500, last)]) // the two ends alternate
+        case .noSensorContact:
+            return BlinkPattern(frames: [(40, all), (2960, 0)])
+        case .noGPSFix:
+            return BlinkPattern(frames: [(700, last), (300, 0), (700, last), (1300, 0)])
+        }
+    }
+}
+
+/// Which pattern family a wiring uses.
+public enum LEDLayout: Sendable, Equatable {
+    case single
+    case rgb
+    case bar(lines: Int)
+
+    public func pattern(for signal: LEDSignal) -> BlinkPattern {
+        switch self {
+        case .single: SingleLEDPatterns.pattern(for: signal)
+        case .rgb: RGBLEDPatterns.pattern(for: signal)
+        case .bar(let n): BarLEDPatterns.pattern(for: signal, lineCount: n)
+        }
+    }
+}
