@@ -115,6 +115,12 @@ public struct JSONObjectWriter: Sendable {
 
     static func appendQuoted(_ value: String, to text: inout String) {
         text.append("\"")
+        // The common case, plain ASCII with nothing to escape, goes in one piece.
+        if value.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) {
+            text.append(value)
+            text.append("\"")
+            return
+        }
         for scalar in value.unicodeScalars {
             switch scalar {
             case "\"": text.append("\\\"")

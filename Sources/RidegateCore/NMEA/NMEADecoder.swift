@@ -35,7 +35,11 @@ public struct NMEADecoder: Sendable {
 
     public init() {}
 
-    public func decode(line: some Collection<UInt8>) -> NMEALineOutcome {
+    public func decode(line: [UInt8]) -> NMEALineOutcome {
+        decode(line: line[...])
+    }
+
+    public func decode(line: ArraySlice<UInt8>) -> NMEALineOutcome {
         switch NMEAFraming.frame(line) {
         case .failure(let error):
             return .rejected(error)

@@ -53,7 +53,11 @@ public enum NMEAFraming {
 
     /// Frames one line (without its line terminator, or with CR/LF which are trimmed).
     /// - Parameter requireChecksum: when false, a sentence with no `*hh` is accepted (flagged `hadChecksum: false`).
-    public static func frame(_ line: some Collection<UInt8>, requireChecksum: Bool = false) -> Result<NMEAFrame, NMEAFramingError> {
+    public static func frame(_ line: [UInt8], requireChecksum: Bool = false) -> Result<NMEAFrame, NMEAFramingError> {
+        frame(line[...], requireChecksum: requireChecksum)
+    }
+
+    public static func frame(_ line: ArraySlice<UInt8>, requireChecksum: Bool = false) -> Result<NMEAFrame, NMEAFramingError> {
         var bytes = Array(line)
         while let last = bytes.last, last == 0x0D || last == 0x0A || last == 0x20 || last == 0 { bytes.removeLast() }
         guard !bytes.isEmpty else { return .failure(.empty) }

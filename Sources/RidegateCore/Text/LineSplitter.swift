@@ -12,24 +12,43 @@ public struct LineSplitter: Sendable {
     }
 
     /// Appends bytes; calls `line` for every complete line.
-    public mutating func append(_ bytes: some Sequence<UInt8>, line: (ArraySlice<UInt8>) -> Void) {
-        for byte in bytes {
-            if byte == 0x0A {
-                if discarding {
-                    discarding = false
-                } else {
-                    line(pending[...])
-                }
-                pending.removeAll(keepingCapacity: true)
-            } else if !discarding {
-                if pending.count >= maximumLength {
-                    overlongLines += 1
-                    discarding = true
-                    pending.removeAll(keepingCapacity: true)
-                } else {
-                    pending.append(byte)
-                }
+    public mutating func append(_ bytes: [UInt8], line: (ArraySlice<UInt8>) -> Void) {
+        append(bytes[...], line: line)
+    }
+
+    /// Appends bytes; calls `line` for every complete line. Lines that arrive whole are handed over as
+    /// slices of the input, without copying; only a line split across reads is gathered in `pending`.
+    public mutating func append(_ bytes: ArraySlice<UInt8>, line: (ArraySlice<UInt8>) -> Void) {
+        var start = bytes.startIndex
+        while start < bytes.endIndex {
+            guard let newline = bytes[start...].firstIndex(of: 0x0A) else {
+                gather(bytes[start...])
+                return
             }
+            if pending.isEmpty && !discarding {
+                if newline - start <= maximumLength {
+                    line(bytes[start..<newline])
+                } else {
+                    overlongLines += 1
+                }
+            } else {
+                gather(bytes[start..<newline])
+                if !discarding { line(pending[...]) }
+                discarding = false
+                pending.removeAll(keepingCapacity: true)
+            }
+            start = newline + 1
+        }
+    }
+
+    private mutating func gather(_ part: ArraySlice<UInt8>) {
+        guard !discarding else { return }
+        if pending.count + part.count > maximumLength {
+            overlongLines += 1
+            discarding = true
+            pending.removeAll(keepingCapacity: true)
+        } else {
+            pending.append(contentsOf: part)
         }
     }
 
