@@ -1,0 +1,97 @@
+#!/bin/bash
+# PID 1 of the end-to-end VM (init=/e2e/guest-init.sh). Starts a mosquitto, the Bumble strap on
+# /dev/vhci, a gpio-sim chip with a line named "led0", a pty fed with the demo ride, bluetoothd, and
+# ridegate with a config using all of them. Then checks only what a user could observe: MQTT messages,
+# the LED line's value over time, the exit status. Prints E2E_PASS / E2E_FAIL lines and powers off.
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev
+mkdir -p /dev/pts && mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /run; mount -t tmpfs tmpfs /tmp
+modprobe configfs && mount -t configfs none /sys/kernel/config
+hostname e2e
+# Loopback up (minbase has no iproute2): SIOCSIFFLAGS with IFF_UP | IFF_RUNNING.
+python3 -c 'import fcntl, socket, struct; fcntl.ioctl(socket.socket(socket.AF_INET, socket.SOCK_DGRAM), 0x8914, struct.pack("16sH14s", b"lo", 0x41, bytes(14)))' \
+    || echo "E2E_FAIL loopback"
+up() { cut -d' ' -f1 /proc/uptime; }
+PASS=0; FAIL=0
+pass() { echo "E2E_PASS $*"; PASS=$((PASS + 1)); }
+fail() { echo "E2E_FAIL $*"; FAIL=$((FAIL + 1)); }
+finish() {
+    echo "---- ridegate log"; tail -60 /tmp/ridegate.log
+    echo "---- strap log"; tail -20 /tmp/strap.log
+    echo "---- mqtt (first and last)"; head -5 /tmp/mqtt.log; tail -10 /tmp/mqtt.log
+    echo "E2E_SUMMARY pass=$PASS fail=$FAIL uptime=$(up)s"
+    sync; echo o > /proc/sysrq-trigger; sleep 5
+}
+echo "E2E_START kernel=$(uname -r)"
+
+# MQTT broker
+mosquitto -d -c /e2e/mosquitto.conf
+for _ in $(seq 50); do mosquitto_sub -h 127.0.0.1 -t x -C 1 -W 1 >/dev/null 2>&1; [ $? -ne 5 ] && break; sleep 0.1; done
+mosquitto_sub -h 127.0.0.1 -v -t 'ridegate/#' > /tmp/mqtt.log 2>&1 &
+
+# GPIO: a simulated chip, line 3 named led0
+modprobe gpio-sim || fail "gpio-sim module"
+C=/sys/kernel/config/gpio-sim/e2e
+mkdir $C $C/bank0 && echo 8 > $C/bank0/num_lines && mkdir $C/bank0/line3 && echo led0 > $C/bank0/line3/name && echo 1 > $C/live
+LED=/sys/devices/platform/$(cat $C/dev_name)/$(cat $C/bank0/chip_name)/sim_gpio3/value
+chgrp -R gpio /dev/gpiochip* 2>/dev/null
+
+# Bluetooth: the strap behind /dev/vhci, then bluetoothd (as on a Pi)
+modprobe bluetooth && modprobe hci_vhci
+/opt/bumble/bin/python /e2e/strap.py > /tmp/strap.log 2>&1 &
+for _ in $(seq 200); do grep -q STRAP_READY /tmp/strap.log 2>/dev/null && [ -e /sys/class/bluetooth/hci0 ] && break; sleep 0.1; done
+mkdir -p /run/dbus && dbus-daemon --system --fork --nopidfile
+/usr/libexec/bluetooth/bluetoothd -n > /tmp/bluetoothd.log 2>&1 & BLUETOOTHD=$!
+sleep 1
+btmgmt --index 0 power on > /dev/null 2>&1
+
+# GPS: the demo ride into a pty at 1 Hz, behind the udev-style name
+python3 /e2e/feed_gps.py /e2e/ride.nmea /dev/ridegate-gps > /tmp/gps.log 2>&1 &
+for _ in $(seq 50); do [ -e /dev/ridegate-gps ] && break; sleep 0.1; done
+
+# The gateway
+/usr/bin/ridegate run --config /e2e/ridegate.toml > /tmp/ridegate.log 2>&1 & GATEWAY=$!
+T0=$(up)
+
+wait_for() { # timeout-seconds pattern file
+    local deadline=$(( ${1%.*} * 10 )); local i=0
+    while [ $i -lt $deadline ]; do grep -q "$2" "$3" 2>/dev/null && return 0; sleep 0.1; i=$((i + 1)); done
+    return 1
+}
+# samples the LED for N seconds: "<rising edges> <on-pulse lengths in ms>"
+rising_edges() { python3 /e2e/sample_led.py "$LED" "$1"; }
+
+# 1. discovered and connected through the kernel, with bluetoothd running
+if wait_for 40 '"state":"connected"' /tmp/mqtt.log; then pass "strap connected with bluetoothd running ($(up)s)"; else fail "strap never connected"; finish; fi
+# 2. heart rate as the strap sent it
+if wait_for 20 '"bpm":100' /tmp/mqtt.log && grep -q 'STRAP_SENT bpm=100' /tmp/strap.log && grep '"bpm":100' /tmp/mqtt.log | head -1 | grep -q '"contact":"detected"'; then
+    pass "heart rate 100 bpm with contact on MQTT"
+else fail "heart rate 100 not seen"; fi
+# 3. LED timeline by zone: zone 1 (one blink per 1.9 s) now, zone 4 (four per 3.1 s) after 30 s
+# Zone 1 is one 150 ms blink per 1.9 s; zone 4 is four per 3.1 s (docs/hardware.md).
+sleep 4
+read -r zone1 pulses1 <<< "$(rising_edges 7.6)"
+wait_for 40 '"bpm":160' /tmp/mqtt.log
+sleep 6 # hysteresis dwell, then a steady pattern
+read -r zone4 pulses4 <<< "$(rising_edges 6.2)"
+echo "  LED in 7.6 s at zone 1: $zone1 blinks ($pulses1 ms); in 6.2 s at zone 4: $zone4 blinks ($pulses4 ms)"
+if [ "$zone1" -ge 3 ] && [ "$zone1" -le 5 ] && [ "$zone4" -ge 7 ] && [ "$zone4" -le 9 ]; then
+    pass "LED timeline follows the zone ($zone1 blinks in 7.6 s at zone 1, $zone4 in 6.2 s at zone 4)"
+else fail "LED timeline: zone 1 $zone1 blinks ($pulses1), zone 4 $zone4 ($pulses4)"; fi
+# 4. GPS fixes and speed
+if grep -q '"mode":"3d"' /tmp/mqtt.log && grep 'ridegate/e2e/gps ' /tmp/mqtt.log | grep -q '"speed_mps":[1-9]'; then pass "GPS fixes with speed on MQTT"; else fail "no GPS fixes with speed"; fi
+# 5. the strap goes away and comes back: reconnected without a restart, this time without bluetoothd
+wait_for 40 '"state":"lost"' /tmp/mqtt.log && pass "strap loss reported" || fail "strap loss not reported"
+kill $BLUETOOTHD; wait $BLUETOOTHD 2>/dev/null
+btmgmt --index 0 power on > /dev/null 2>&1 # bluetoothd powers the adapter off when it exits
+if wait_for 40 '"bpm":130' /tmp/mqtt.log && [ "$(grep -c '"state":"connected"' /tmp/mqtt.log)" -ge 2 ]; then
+    pass "strap reconnected without a restart and without bluetoothd"
+else fail "no reconnection"; fi
+# 6. SIGTERM: LED low, offline published, clean exit
+kill -TERM $GATEWAY; wait $GATEWAY; status=$?
+sleep 1
+if [ "$status" = 0 ] && [ "$(cat $LED)" = 0 ] && tail -3 /tmp/mqtt.log | grep -q 'ridegate/e2e/status offline'; then
+    pass "SIGTERM: exit 0, LED low, offline published"
+else fail "SIGTERM: exit $status, LED $(cat $LED), last mqtt: $(tail -1 /tmp/mqtt.log)"; fi
+finish
