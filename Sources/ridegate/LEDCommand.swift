@@ -32,7 +32,7 @@ struct LEDCommand: AsyncParsableCommand {
             let output = try LEDCommand.output(settings, console: console, logger: logger)
             let sink = LEDSink(output: output, layout: GatewayAssembly.ledLayout(settings))
             let zones = settings.zones.zones.count
-            let signals: [LEDSignal] = (0...zones).map { .zone($0, of: zones) } + [.searchingForStrap, .strapLost, .noSensorContact, .noGPSFix]
+            let signals: [LEDSignal] = (0...zones).map { .zone($0, of: zones) } + [.zoneAtDusk(2, of: zones), .searchingForStrap, .strapLost, .noSensorContact, .noGPSFix, .sunsetSoon]
             let stop = TerminationSignals()
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {

@@ -7,6 +7,10 @@ public enum LEDSignal: Sendable, Equatable, CustomStringConvertible {
     case strapLost
     case noSensorContact
     case noGPSFix
+    /// The zone, with the sunset warning folded in (the rider still needs the zone).
+    case zoneAtDusk(Int, of: Int)
+    /// Sunset is near and there is no zone to show.
+    case sunsetSoon
 
     public var description: String {
         switch self {
@@ -16,6 +20,8 @@ public enum LEDSignal: Sendable, Equatable, CustomStringConvertible {
         case .strapLost: "strap lost"
         case .noSensorContact: "no sensor contact"
         case .noGPSFix: "no GPS fix"
+        case .zoneAtDusk(let n, let top): "zone \(n)/\(top), sunset soon"
+        case .sunsetSoon: "sunset soon"
         }
     }
 }

@@ -23,6 +23,12 @@ public enum RGBLEDPatterns {
             return BlinkPattern(frames: [(40, red | green | blue), (2960, 0)])
         case .noGPSFix:
             return BlinkPattern(frames: [(700, green | blue), (300, 0), (700, green | blue), (1300, 0)])
+        case .zoneAtDusk(let zone, let top):
+            // The zone's colour, interrupted by a white flash every 3 s.
+            let base = pattern(for: .zone(zone, of: top))
+            return BlinkPattern(frames: base.frames + [(2500, base.lines(atMilliseconds: 0)), (300, red | green | blue)])
+        case .sunsetSoon:
+            return BlinkPattern(frames: [(1200, red | green), (300, 0), (300, red | green), (1200, 0)])
         }
     }
 }
@@ -47,6 +53,11 @@ public enum BarLEDPatterns {
             return BlinkPattern(frames: [(40, all), (2960, 0)])
         case .noGPSFix:
             return BlinkPattern(frames: [(700, last), (300, 0), (700, last), (1300, 0)])
+        case .zoneAtDusk(let zone, let top):
+            let base = pattern(for: .zone(zone, of: top), lineCount: lineCount)
+            return BlinkPattern(frames: base.frames + [(2500, base.lines(atMilliseconds: 0)), (300, base.lines(atMilliseconds: 0) | last)])
+        case .sunsetSoon:
+            return BlinkPattern(frames: [(1200, last), (300, 0), (300, last), (1200, 0)])
         }
     }
 }

@@ -28,6 +28,13 @@ public enum SingleLEDPatterns {
             return BlinkPattern([(40, true), (2960, false)]) // a flicker every 3 s
         case .noGPSFix:
             return BlinkPattern([(700, true), (300, false), (700, true), (1300, false)]) // two long pulses
+        case .zoneAtDusk(let zone, let top):
+            // The zone's own pattern, then one long 600 ms pulse in its pause: no zone has a long pulse.
+            var steps = pattern(for: .zone(zone, of: top)).steps
+            steps += [(400, false), (600, true), (900, false)]
+            return BlinkPattern(steps)
+        case .sunsetSoon:
+            return BlinkPattern([(1200, true), (300, false), (300, true), (1200, false)]) // long-short
         }
     }
 }

@@ -241,12 +241,13 @@ public struct GatewayCore: Sendable {
 
     private func currentLEDSignal() -> LEDSignal {
         guard settings.heartRateEnabled else {
+            if sunsetWarning { return .sunsetSoon }
             return gpsState == .ok ? .off : .noGPSFix
         }
         let states = Set(strapStates.values)
         if states.contains(.connected) || (strapStates.isEmpty && zone.zone != nil) {
             if contact == .notDetected { return .noSensorContact }
-            if let z = zone.zone { return .zone(z, of: settings.zones.count) }
+            if let z = zone.zone { return sunsetWarning ? .zoneAtDusk(z, of: settings.zones.count) : .zone(z, of: settings.zones.count) }
             return .searchingForStrap
         }
         if states.contains(.lost) { return .strapLost }

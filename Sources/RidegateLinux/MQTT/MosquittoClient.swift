@@ -36,6 +36,9 @@ public final class MosquittoClient: @unchecked Sendable {
         /// Readings stored before this connection began are marked replayed; later ones are live.
         var backlogEnd: Int64 = 0
         var replaying = false
+        /// Connected, as seen from the queue: set in the same step that starts the replay, so no live
+        /// reading can slip out ahead of the backlog between the two.
+        var online = false
         var retained: [String: Publication] = [:]
         var connects = 0
         var replayedCount = 0
@@ -176,7 +179,7 @@ public final class MosquittoClient: @unchecked Sendable {
             }
             // While a backlog replays, new readings join the end of it, so each topic stays in order; the
             // replay reaches them moments later (it is paced by acknowledgements, not a timer).
-            guard isConnected, !book.replaying else { return }
+            guard book.online, !book.replaying else { return }
             sendStored(id: id, topic: publication.topic, payload: publication.payload, qos: publication.qos)
         }
     }
@@ -213,7 +216,7 @@ public final class MosquittoClient: @unchecked Sendable {
     /// Sends the next part of the backlog, keeping at most `replayWindow` in flight; called again as
     /// acknowledgements arrive, so replay is paced by the broker, not by a timer.
     private func continueReplay() {
-        guard book.replaying, isConnected else { return }
+        guard book.replaying, book.online else { return }
         let room = replayWindow - book.inFlight.count
         guard room > 0 else { return }
         let batch = (try? book.store.pending(after: book.replayCursor, limit: room)) ?? []
@@ -297,6 +300,7 @@ public final class MosquittoClient: @unchecked Sendable {
             book.replayCursor = 0
             book.backlogEnd = book.store.lastID()
             book.replaying = true
+            book.online = true
             continueReplay()
         }
     }
@@ -313,6 +317,7 @@ public final class MosquittoClient: @unchecked Sendable {
 
     private func didDisconnect(_ rc: Int32) {
         connected.withLock { $0 = false }
+        queue.async { [self] in book.online = false }
         if rc != 0 {
             logger.warning("lost the broker; storing readings and reconnecting with backoff", [("mqtt.reason", Self.describe(rc))])
         }

@@ -21,7 +21,7 @@ import Testing
     @Test("No status pattern looks like any zone pattern")
     func statusesAreDistinct() {
         let zones = (0...5).map { SingleLEDPatterns.pattern(for: .zone($0, of: 5)) }
-        for status in [LEDSignal.searchingForStrap, .strapLost, .noSensorContact, .noGPSFix] {
+        for status in [LEDSignal.searchingForStrap, .strapLost, .noSensorContact, .noGPSFix, .sunsetSoon] {
             let p = SingleLEDPatterns.pattern(for: status)
             #expect(!zones.contains(p), "\(status)")
             // Zones only ever use 100 or 150 ms flashes; statuses never do.
@@ -44,7 +44,7 @@ import Testing
 }
 
 @Suite struct MultiLineLEDPatternTests {
-    static let statuses: [LEDSignal] = [.searchingForStrap, .strapLost, .noSensorContact, .noGPSFix]
+    static let statuses: [LEDSignal] = [.searchingForStrap, .strapLost, .noSensorContact, .noGPSFix, .sunsetSoon]
 
     @Test("RGB: each zone a steady colour of its own; the top zone flashes red; statuses always blink")
     func rgb() {
@@ -67,5 +67,13 @@ import Testing
         for status in Self.statuses {
             #expect(BarLEDPatterns.pattern(for: status, lineCount: 5).millisecondsToNextEdge(after: 0) != nil)
         }
+    }
+
+    @Test("At dusk the zone still shows, with a long pulse no zone has", arguments: 1...4)
+    func zoneAtDusk(zone: Int) {
+        let dusk = SingleLEDPatterns.pattern(for: .zoneAtDusk(zone, of: 5))
+        #expect(dusk.steps.filter { $0.on && $0.milliseconds == 150 }.count == zone)
+        #expect(dusk.steps.contains { $0.on && $0.milliseconds == 600 })
+        #expect(!(0...5).map { SingleLEDPatterns.pattern(for: .zone($0, of: 5)) }.contains(dusk))
     }
 }
