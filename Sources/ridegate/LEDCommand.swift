@@ -60,7 +60,7 @@ struct LEDCommand: AsyncParsableCommand {
         func run() throws {
             let settings = try LEDCommand.loadConfig(config)
             do {
-                for line in try LEDCommand.lines(settings) { line.release() } // each is driven off first
+                for line in try GatewayAssembly.requestLEDLines(settings) { line.release() } // each is driven off first
             } catch {
                 writeError(error.description)
                 throw ExitCode(ExitStatus.unavailable)
@@ -77,17 +77,10 @@ struct LEDCommand: AsyncParsableCommand {
         }
     }
 
-    static func lines(_ config: GatewayConfig) throws(GPIOError) -> [GPIOOutputLine] {
-        try config.led.selectors.map { s throws(GPIOError) -> GPIOOutputLine in
-            let selector: GPIOOutputLine.Selector = s.name.map { .name($0) } ?? .offset(chip: s.chip ?? config.led.chip, offset: s.offset ?? 0)
-            return try GPIOOutputLine(selector, activeLow: config.led.activeLow)
-        }
-    }
-
     static func output(_ config: GatewayConfig, console: Bool, logger: Logger) throws -> any LEDOutput {
         if console || config.led.selectors.isEmpty { return ConsoleLEDOutput(logger: logger) }
         do {
-            return GPIOLEDOutput(lines: try lines(config), logger: logger)
+            return GPIOLEDOutput(lines: try GatewayAssembly.requestLEDLines(config), logger: logger)
         } catch {
             writeError(error.description)
             throw ExitCode(ExitStatus.unavailable)

@@ -110,16 +110,13 @@ public struct Doctor: Sendable {
 
     func gpio(_ config: GatewayConfig) -> DoctorCheck {
         guard !config.led.selectors.isEmpty else { return DoctorCheck("LED", .skip, "led.mode = \"\(config.led.mode.rawValue)\"") }
-        var places: [String] = []
-        for s in config.led.selectors {
-            let selector: GPIOOutputLine.Selector = s.name.map { .name($0) } ?? .offset(chip: s.chip ?? config.led.chip, offset: s.offset ?? 0)
-            do {
-                let line = try GPIOOutputLine(selector, activeLow: config.led.activeLow, consumer: "ridegate-doctor")
-                places.append("\(line.chipPath) line \(line.offset)")
-                line.release()
-            } catch {
-                return DoctorCheck("LED", .fail, error.description)
-            }
+        let places: [String]
+        do {
+            let lines = try GatewayAssembly.requestLEDLines(config, consumer: "ridegate-doctor")
+            places = lines.map { "\($0.chipPath) line \($0.offset)" }
+            lines.forEach { $0.release() }
+        } catch {
+            return DoctorCheck("LED", .fail, error.description)
         }
         return DoctorCheck("LED", .pass, "\(places.joined(separator: ", ")) free; `ridegate led test` walks the patterns")
     }

@@ -91,6 +91,14 @@ public enum GatewayAssembly {
                        }])
     }
 
+    /// Requests the configured LED lines (one, three, or one per zone), in order.
+    public static func requestLEDLines(_ config: GatewayConfig, consumer: String = "ridegate") throws(GPIOError) -> [GPIOOutputLine] {
+        try config.led.selectors.map { s throws(GPIOError) -> GPIOOutputLine in
+            let selector: GPIOOutputLine.Selector = s.name.map { .name($0) } ?? .offset(chip: s.chip ?? config.led.chip, offset: s.offset ?? 0)
+            return try GPIOOutputLine(selector, activeLow: config.led.activeLow, consumer: consumer)
+        }
+    }
+
     public static func ledLayout(_ config: GatewayConfig) -> LEDLayout {
         switch config.led.mode {
         case .rgb: .rgb
@@ -152,10 +160,7 @@ public enum GatewayAssembly {
             sinks.append(LEDSink(output: ConsoleLEDOutput(logger: logger.labeled("led"))))
         case .single, .rgb, .bar:
             do {
-                let lines = try config.led.selectors.map { s throws(GPIOError) -> GPIOOutputLine in
-                    let selector: GPIOOutputLine.Selector = s.name.map { .name($0) } ?? .offset(chip: s.chip ?? config.led.chip, offset: s.offset ?? 0)
-                    return try GPIOOutputLine(selector, activeLow: config.led.activeLow)
-                }
+                let lines = try requestLEDLines(config)
                 sinks.append(LEDSink(output: GPIOLEDOutput(lines: lines, logger: logger.labeled("led")), layout: ledLayout(config)))
             } catch {
                 throw SetupError(description: error.description)

@@ -36,7 +36,8 @@ import Testing
         #expect(status.flatMap(ChildProcess.exitCode) == 0, "output: \(demo.lines.suffix(10))")
         let after = await sub.wait(timeout: 5) { $0.last { $0.topic == "ridegate/e2e/status" }?.payload == "offline" }
         #expect(after.last { $0.topic == "ridegate/e2e/status" }?.payload == "offline")
-        #expect(demo.lines.contains { $0.contains("stopping") && $0.contains("SIGTERM") })
+        let log = await demo.waitForOutput(timeout: 5) { $0.contains { $0.contains("stopping") && $0.contains("SIGTERM") } }
+        #expect(log.contains { $0.contains("stopping") && $0.contains("SIGTERM") })
     }
 
     @Test("run --check-config: 0 for a valid file, 1 naming line and key for a bad one")

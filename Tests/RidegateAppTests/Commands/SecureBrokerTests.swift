@@ -74,6 +74,6 @@ import Testing
                                        ["demo", "--config", config, "--broker", "localhost:\(broker.port)", "--device-id", "tls"], captureOutput: true)
         let status = await refused.waitForExit(timeout: 10)
         #expect(status.flatMap(ChildProcess.exitCode) == 69)
-        #expect(refused.lines.joined(separator: "\n").contains("world-readable"))
+        #expect(await refused.waitForOutput(timeout: 5) { $0.joined().contains("world-readable") }.joined().contains("world-readable"))
     }
 }

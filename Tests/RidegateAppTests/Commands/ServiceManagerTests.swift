@@ -102,7 +102,8 @@ import Testing
         let ok = try ChildProcess(RidegateAppTestsPaths.executable, ["doctor", "--config", "\(dir)/ridegate.toml"], captureOutput: true)
         let status = await ok.waitForExit(timeout: 30)
         feeder.cancel()
-        let report = ok.lines.joined(separator: "\n")
+        // The output reader may lag the exit by a moment: wait for the report's last line.
+        let report = await ok.waitForOutput(timeout: 5) { $0.contains { $0.contains("clock:") } }.joined(separator: "\n")
         #expect(status.flatMap(ChildProcess.exitCode) == 0, "\(report)")
         #expect(report.contains("GPS: valid NMEA at 9600 baud"))
         #expect(report.contains("MQTT broker: connected"))
@@ -110,6 +111,6 @@ import Testing
         try write("\(dir)/no-such-gps")
         let bad = try ChildProcess(RidegateAppTestsPaths.executable, ["doctor", "--config", "\(dir)/ridegate.toml"], captureOutput: true)
         #expect(await bad.waitForExit(timeout: 30).flatMap(ChildProcess.exitCode) == 1)
-        #expect(bad.lines.joined(separator: "\n").contains("fix: plug the receiver in"))
+        #expect(await bad.waitForOutput(timeout: 5) { $0.joined().contains("fix: plug the receiver in") }.joined().contains("fix: plug the receiver in"))
     }
 }
