@@ -80,7 +80,8 @@ if [ "$zone1" -ge 3 ] && [ "$zone1" -le 5 ] && [ "$zone4" -ge 7 ] && [ "$zone4" 
     pass "LED timeline follows the zone ($zone1 blinks in 7.6 s at zone 1, $zone4 in 6.2 s at zone 4)"
 else fail "LED timeline: zone 1 $zone1 blinks ($pulses1), zone 4 $zone4 ($pulses4)"; fi
 # 4. GPS fixes and speed
-if grep -q '"mode":"3d"' /tmp/mqtt.log && grep 'ridegate/e2e/gps ' /tmp/mqtt.log | grep -q '"speed_mps":[1-9]'; then pass "GPS fixes with speed on MQTT"; else fail "no GPS fixes with speed"; fi
+# (the ride starts with the bike standing; under a loaded host the VM is slower, so wait for it to move)
+if wait_for 60 '"speed_mps":[1-9]' /tmp/mqtt.log && grep -q '"mode":"3d"' /tmp/mqtt.log; then pass "GPS fixes with speed on MQTT"; else fail "no GPS fixes with speed"; fi
 # 5. the strap goes away and comes back: reconnected without a restart, this time without bluetoothd
 wait_for 40 '"state":"lost"' /tmp/mqtt.log && pass "strap loss reported" || fail "strap loss not reported"
 kill $BLUETOOTHD; wait $BLUETOOTHD 2>/dev/null

@@ -34,15 +34,18 @@ public struct KernelStrapLink: StrapLink {
 
     public func find(_ selector: StrapSelector, preferred: BluetoothAddress?, collectFor: Double) async throws(BluetoothError) -> FoundStrap {
         let candidates = Locked<[BluetoothAddress: FoundStrap]>([:])
-        let firstSeen = Locked<Double?>(nil)
+        let (firstMatch, announce) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let scanner = StrapScanner()
         let result: Result<FoundStrap, BluetoothError> = await withTaskGroup(of: Result<FoundStrap, BluetoothError>?.self) { group in
             group.addTask {
                 do throws(BluetoothError) {
                     try await scanner.scan { device in
                         guard selector.matches(address: device.address, advertising: device.advertising) else { return }
-                        candidates.withLock { $0[device.address] = FoundStrap(address: device.address, name: device.advertising.localName, rssi: device.rssi) }
-                        firstSeen.withLock { if $0 == nil { $0 = SystemClock.monotonicSeconds() } }
+                        let isFirst = candidates.withLock { c -> Bool in
+                            c[device.address] = FoundStrap(address: device.address, name: device.advertising.localName, rssi: device.rssi)
+                            return c.count == 1
+                        }
+                        if isFirst { announce.yield() }
                     }
                     return nil
                 } catch {
@@ -50,10 +53,9 @@ public struct KernelStrapLink: StrapLink {
                 }
             }
             group.addTask {
-                // Decide a moment after the first match, so the strongest of several straps wins.
-                while !Task.isCancelled {
-                    try? await Task.sleep(nanoseconds: 250_000_000)
-                    guard let first = firstSeen.withLock({ $0 }), SystemClock.monotonicSeconds() - first >= collectFor else { continue }
+                // Decide `collectFor` after the first match, so the strongest of several straps wins.
+                for await _ in firstMatch {
+                    if collectFor > 0 { try? await Task.sleep(nanoseconds: UInt64(collectFor * 1e9)) }
                     let all = candidates.withLock { Array($0.values) }
                     if let p = preferred, let match = all.first(where: { $0.address == p }) { return .success(match) }
                     if let best = all.max(by: { $0.rssi < $1.rssi }) { return .success(best) }
