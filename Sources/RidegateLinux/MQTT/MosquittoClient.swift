@@ -25,6 +25,9 @@ public final class MosquittoClient: @unchecked Sendable {
     private let book: Bookkeeping
     private let shutdownAcknowledged = Locked<Int32?>(nil)
     private let stopping = Locked(false)
+    private let loopStarted = Locked(false)
+    /// Where the first, blocking connection attempts run, off every other thread.
+    private let connecting = DispatchQueue(label: "ridegate.mqtt.connect")
     private let offlineAcknowledgement = Locked<CheckedContinuation<Bool, Never>?>(nil)
 
     /// Spool bookkeeping, confined to `queue`.
@@ -111,30 +114,36 @@ public final class MosquittoClient: @unchecked Sendable {
         mosquitto_destroy(handle)
     }
 
-    /// Starts connecting in the background; libmosquitto retries with backoff until the broker answers.
+    /// Starts connecting in the background and returns at once.
+    ///
+    /// The first connection is made with the blocking mosquitto_connect on a queue of its own, retried with
+    /// backoff until the broker answers; only then does libmosquitto's network thread start, and it handles
+    /// every reconnection after that. Not mosquitto_connect_async: with TLS, libmosquitto 2.0.21 (Debian
+    /// trixie, the Pi's) fails it at once with MOSQ_ERR_TLS where the blocking call succeeds (reproduced
+    /// with a ten-line C client), and its loop does not retry a first attempt that failed at once.
     public func start() throws(MQTTError) {
-        let rc = mosquitto_connect_async(handle, settings.host, Int32(settings.port), Int32(settings.keepaliveSeconds))
-        let loop = mosquitto_loop_start(handle)
-        guard loop == MOSQ_ERR_SUCCESS.rawValue else {
-            throw MQTTError(operation: "loop_start", code: loop, detail: Self.describe(loop))
-        }
-        if rc != MOSQ_ERR_SUCCESS.rawValue {
-            // libmosquitto's loop reconnects a connection it once had, but not a first attempt that failed
-            // at once (a refused or unresolvable broker): retry that ourselves, with the same backoff.
-            logger.warning("broker not reachable yet; will keep retrying", [
-                ("mqtt.broker", "\(settings.host):\(settings.port)"), ("mqtt.reason", Self.describe(rc)),
-            ])
-            retryFirstConnection(after: Double(settings.reconnectMinSeconds))
-        }
+        firstConnection(attempt: 0)
     }
 
-    private func retryFirstConnection(after delay: Double) {
-        queue.asyncAfter(deadline: .now() + delay) { [weak self] in
-            guard let self, !self.stopping.withLock({ $0 }), !self.isConnected else { return }
-            let rc = mosquitto_reconnect_async(self.handle)
-            if rc != MOSQ_ERR_SUCCESS.rawValue {
-                self.retryFirstConnection(after: min(delay * 2, Double(self.settings.reconnectMaxSeconds)))
+    private func firstConnection(attempt: Int) {
+        connecting.async { [weak self] in
+            guard let self, !self.stopping.withLock({ $0 }) else { return }
+            let rc = mosquitto_connect(self.handle, self.settings.host, Int32(self.settings.port), Int32(self.settings.keepaliveSeconds))
+            if rc == MOSQ_ERR_SUCCESS.rawValue {
+                let loop = mosquitto_loop_start(self.handle)
+                if loop != MOSQ_ERR_SUCCESS.rawValue {
+                    self.logger.critical("cannot start the MQTT network thread", [("mqtt.reason", Self.describe(loop))])
+                }
+                self.loopStarted.withLock { $0 = loop == MOSQ_ERR_SUCCESS.rawValue }
+                return
             }
+            if attempt == 0 {
+                self.logger.warning("broker not reachable yet; will keep retrying", [
+                    ("mqtt.broker", "\(self.settings.host):\(self.settings.port)"), ("mqtt.reason", Self.describe(rc)),
+                ])
+            }
+            let delay = min(Double(self.settings.reconnectMinSeconds) * pow(2, Double(min(attempt, 10))), Double(self.settings.reconnectMaxSeconds))
+            self.connecting.asyncAfter(deadline: .now() + delay) { self.firstConnection(attempt: attempt + 1) }
         }
     }
 
@@ -268,7 +277,7 @@ public final class MosquittoClient: @unchecked Sendable {
         }
         mosquitto_disconnect(handle)
         // Forced: the network thread may be sleeping out a reconnect delay.
-        mosquitto_loop_stop(handle, true)
+        if loopStarted.withLock({ $0 }) { mosquitto_loop_stop(handle, true) }
     }
 
     private func resumeOffline(_ value: Bool) {

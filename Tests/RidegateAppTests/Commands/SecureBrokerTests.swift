@@ -24,16 +24,7 @@ import Testing
                                   "-CAcreateserial", "-days", "2", "-extfile", "\(dir)/san.ext", "-out", "\(dir)/server.crt"])
     }
 
-    /// Known failure, tracked: with trixie's libmosquitto 2.0.21 and OpenSSL 3.5 the gateway's connect fails
-    /// with MOSQ_ERR_TLS where mosquitto_sub, with the same CA and host, succeeds. Passes on Debian 12
-    /// (libmosquitto 2.0.11, OpenSSL 3.0). Not yet understood; see the MQTT issue's note.
-    static let knownTrixieTLSFailure: Bool = {
-        let release = (try? String(contentsOfFile: "/etc/os-release", encoding: .utf8)) ?? ""
-        return release.contains("VERSION_CODENAME=trixie")
-    }()
-
-    @Test("Over TLS 1.2+ with a password from a private file, readings arrive; a world-readable password file is refused",
-          .disabled(if: knownTrixieTLSFailure, "libmosquitto 2.0.21 + OpenSSL 3.5: MOSQ_ERR_TLS on connect (under investigation)"))
+    @Test("Over TLS 1.2+ with a password from a private file, readings arrive; a world-readable password file is refused")
     func tlsAndAuthentication() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rg-tls-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
