@@ -1,6 +1,5 @@
 import RidegateCore
 import RidegateLinux
-import Synchronization
 
 /// A heart-rate strap's GATT server speaking ATT PDUs on one end of a SOCK_SEQPACKET pair: Generic
 /// Access (device name), Heart Rate (0x2A37 notify, body sensor location) and Battery (level, read and
@@ -36,7 +35,12 @@ public final class SimulatedHeartRatePeripheral: Sendable {
     private let fd: FileDescriptor
     private let behaviour: Behaviour
     private let attributes: [Attribute]
-    private let state = Mutex((mtu: UInt16(23), cccd: [UInt16: UInt16]()))
+    private let state = Locked<PeripheralState>(PeripheralState())
+
+    struct PeripheralState: Sendable {
+        var mtu: UInt16 = 23
+        var cccd: [UInt16: UInt16] = [:]
+    }
 
     public init(descriptor: FileDescriptor, behaviour: Behaviour = Behaviour()) {
         fd = descriptor

@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 /// Waits, without holding a thread, until a descriptor is writable (a connect(2) in progress has
 /// finished) or a timeout passes: a Dispatch write source (epoll) and a timer, first one wins.
@@ -7,7 +6,7 @@ public enum FileReadiness {
     public static func writable(_ fd: FileDescriptor, timeout: Double) async -> Bool {
         await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             let queue = DispatchQueue(label: "ridegate.writable")
-            let done = Mutex(false)
+            let done = Locked(false)
             let source = DispatchSource.makeWriteSource(fileDescriptor: fd.rawValue, queue: queue)
             let timer = DispatchSource.makeTimerSource(queue: queue)
             let finish = { (result: Bool) in
