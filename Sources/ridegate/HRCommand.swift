@@ -39,7 +39,7 @@ struct HRCommand: ParsableCommand {
                     print("heart rate      \(m.beatsPerMinute) bpm (\(m.format.rawValue))")
                     print("sensor contact  \(m.sensorContact.rawValue.replacingUnderscores())")
                     print("energy expended \(m.energyExpendedKilojoules.map { "\($0) kJ" } ?? "not present")")
-                    let rr = m.rrIntervalsMilliseconds.map { formatMilliseconds($0) }
+                    let rr = m.rrIntervalsMilliseconds.map { JSONObjectWriter.number($0, decimals: 1) }
                     print("RR intervals    \(rr.isEmpty ? "none" : rr.joined(separator: ", ") + " ms")")
                 }
             } catch {
@@ -49,13 +49,6 @@ struct HRCommand: ParsableCommand {
                 writeError(error.description)
                 throw ExitCode(ExitStatus.dataError)
             }
-        }
-
-        private func formatMilliseconds(_ value: Double) -> String {
-            var json = JSONObjectWriter()
-            json.add("v", value, decimals: 1)
-            let text = json.finish()
-            return String(text.dropFirst(5).dropLast())
         }
     }
 }

@@ -80,10 +80,7 @@ struct NMEACommand: ParsableCommand {
             return left ? s + fill : fill + s
         }
         func number(_ v: Double?, _ decimals: Int) -> String {
-            guard let v else { return "-" }
-            var w = JSONObjectWriter()
-            w.add("v", v, decimals: decimals)
-            return String(w.finish().dropFirst(5).dropLast())
+            v.map { JSONObjectWriter.number($0, decimals: decimals) } ?? "-"
         }
         return pad(String(r.line), 6) + " " + pad(r.sentence, 8, left: true) + " " + pad(r.valid ? "yes" : "no", 5, left: true) + " "
             + pad(r.time?.iso8601 ?? "-", 25, left: true) + " " + pad(number(r.latitude, 7), 13) + " " + pad(number(r.longitude, 7), 13) + " "

@@ -83,6 +83,13 @@ public struct JSONObjectWriter: Sendable {
 
     public func finish() -> String { text + "}" }
 
+    /// A number as JSON writes it (at most `decimals` places, no trailing zeros): for tables too.
+    public static func number(_ value: Double, decimals: Int) -> String {
+        var text = ""
+        appendNumber(value, decimals: decimals, to: &text)
+        return text
+    }
+
     static func appendNumber(_ value: Double, decimals: Int, to text: inout String) {
         guard value.isFinite else {
             text.append("null")
