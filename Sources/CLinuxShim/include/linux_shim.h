@@ -7,7 +7,8 @@
  * descriptor and writes the device path into `path`; -1 with errno set on failure. */
 int rg_open_pty(char *path, size_t path_size);
 
-/* adjtimex(2): 1 when the kernel considers the system clock synchronised (NTP or similar), else 0. */
+/* adjtimex(2): 1 when the kernel considers the system clock synchronised (NTP or similar), 0 when not,
+ * -1 with errno set when the kernel would not say (e.g. EPERM under a seccomp filter). */
 int rg_clock_synchronised(void);
 
 #endif

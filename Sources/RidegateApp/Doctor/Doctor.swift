@@ -151,9 +151,16 @@ public struct Doctor: Sendable {
     }
 
     func clock() -> DoctorCheck {
-        return SystemClock.isSynchronised ? DoctorCheck("clock", .pass, "the system clock is synchronised")
-            : DoctorCheck("clock", .warn, "the system clock is not synchronised (no network time, no RTC)",
-                          fix: "nothing to do for riding: ridegate stamps readings from GPS time once it has a fix, and says clock_trusted")
+        let gpsTime = "nothing to do for riding: ridegate stamps readings from GPS time once it has a fix, and says clock_trusted"
+        switch SystemClock.isSynchronised {
+        case true?:
+            return DoctorCheck("clock", .pass, "the system clock is synchronised")
+        case false?:
+            return DoctorCheck("clock", .warn, "the system clock is not synchronised (no network time, no RTC)", fix: gpsTime)
+        case nil:
+            return DoctorCheck("clock", .warn, "cannot tell whether the system clock is synchronised (adjtimex refused)",
+                               fix: "run doctor outside the service's sandbox; " + gpsTime)
+        }
     }
 }
 

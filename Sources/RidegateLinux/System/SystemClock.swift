@@ -28,7 +28,14 @@ public struct SystemClock: Sendable {
     }
 
     /// adjtimex(2): whether the kernel's clock is disciplined (NTP); a Pi without network or RTC is not.
-    public static var isSynchronised: Bool { rg_clock_synchronised() == 1 }
+    /// nil when the kernel would not say (a seccomp filter such as systemd's ProtectClock=).
+    public static var isSynchronised: Bool? {
+        switch rg_clock_synchronised() {
+        case 1: return true
+        case 0: return false
+        default: return nil
+        }
+    }
 
     public func now() -> ReceiveTime {
         let mono = SystemClock.monotonicSeconds()
