@@ -1,27 +1,62 @@
-"""Plays an NMEA capture into a pty at the capture's own pace (one epoch per second) and links the pty's
-device to the name the udev rules give a receiver."""
+"""Plays an NMEA capture to a GPS consumer, one epoch at a time (default: one a second, the capture's own pace).
+
+    feed_gps.py CAPTURE --pty LINK       a new pty, its device linked at LINK (the end-to-end VM)
+    feed_gps.py CAPTURE --socket PATH    a unix socket, such as qemu's chardev behind a guest UART (package VM)
+"""
+import argparse
 import os
 import pty
+import socket
 import sys
 import time
 import tty
 
-capture, name = sys.argv[1], sys.argv[2]
-controller, device = pty.openpty()
-tty.setraw(device)
-tty.setraw(controller)
-if os.path.lexists(name):
-    os.unlink(name)
-os.symlink(os.ttyname(device), name)
-lines = open(capture, "rb").read().splitlines(keepends=True)
-epoch = []
-previous = None
-for line in lines:
-    stamp = line.split(b",")[1] if line.startswith((b"$GPGGA", b"$GPRMC")) else None
-    if stamp and previous and stamp != previous:
-        os.write(controller, b"".join(epoch))
-        epoch = []
-        time.sleep(1.0)
-    previous = stamp or previous
-    epoch.append(line)
-os.write(controller, b"".join(epoch))
+
+def epochs(capture):
+    """The capture cut where the GGA/RMC time changes: what a receiver sends in one burst."""
+    epoch, previous = [], None
+    for line in open(capture, "rb").read().splitlines(keepends=True):
+        stamp = line.split(b",")[1] if line.startswith((b"$GPGGA", b"$GPRMC")) else None
+        if stamp and previous and stamp != previous:
+            yield b"".join(epoch)
+            epoch = []
+        previous = stamp or previous
+        epoch.append(line)
+    yield b"".join(epoch)
+
+
+def pty_writer(link):
+    controller, device = pty.openpty()
+    tty.setraw(device)
+    tty.setraw(controller)
+    if os.path.lexists(link):
+        os.unlink(link)
+    os.symlink(os.ttyname(device), link)
+    return lambda data: os.write(controller, data)
+
+
+def socket_writer(path):
+    for _ in range(600):  # qemu creates the socket a moment after it starts
+        try:
+            peer = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            peer.connect(path)
+            return peer.sendall
+        except OSError:
+            time.sleep(0.1)
+    sys.exit(f"feed_gps: nothing listening at {path}")
+
+
+parser = argparse.ArgumentParser()
+parser.add_argument("capture")
+target = parser.add_mutually_exclusive_group(required=True)
+target.add_argument("--pty", metavar="LINK")
+target.add_argument("--socket", metavar="PATH")
+parser.add_argument("--rate", type=float, default=1.0, help="epochs a second")
+args = parser.parse_args()
+write = pty_writer(args.pty) if args.pty else socket_writer(args.socket)
+try:
+    for data in epochs(args.capture):
+        write(data)
+        time.sleep(1 / args.rate)
+except OSError:
+    pass  # the consumer went away (the VM powered off)

@@ -47,7 +47,7 @@ sleep 1
 btmgmt --index 0 power on > /dev/null 2>&1
 
 # GPS: the demo ride into a pty at 1 Hz, behind the udev-style name
-python3 /e2e/feed_gps.py /e2e/ride.nmea /dev/ridegate-gps > /tmp/gps.log 2>&1 &
+python3 /e2e/feed_gps.py /e2e/ride.nmea --pty /dev/ridegate-gps > /tmp/gps.log 2>&1 &
 for _ in $(seq 50); do [ -e /dev/ridegate-gps ] && break; sleep 0.1; done
 
 # The gateway

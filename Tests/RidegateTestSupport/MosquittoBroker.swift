@@ -44,7 +44,7 @@ public final class MosquittoBroker: @unchecked Sendable {
 
     /// Waits until the broker accepts connections (it logs the listener before it is usable, so connect).
     private static func waitForListener(_ child: ChildProcess, port: Int) -> Bool {
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(TestTime.seconds(10))
         while Date() < deadline {
             if FreePort.canConnect(port: port) { return true }
             if child.hasExited { return false }

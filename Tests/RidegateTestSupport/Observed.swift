@@ -29,7 +29,7 @@ public final class Observed<Value: Sendable>: @unchecked Sendable {
         for waiter in ready.values { waiter.continuation.resume(returning: snapshot) }
     }
 
-    /// Returns the value once `predicate` holds, or whatever it is after `timeout` seconds.
+    /// Returns the value once `predicate` holds, or whatever it is after `timeout` seconds (scaled by TestTime).
     @discardableResult
     public func wait(timeout: TimeInterval, until predicate: @escaping (Value) -> Bool) async -> Value {
         let id = UUID()
@@ -43,7 +43,7 @@ public final class Observed<Value: Sendable>: @unchecked Sendable {
             }
             waiters[id] = (predicate, continuation)
             lock.unlock()
-            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [weak self] in
+            DispatchQueue.global().asyncAfter(deadline: .now() + TestTime.seconds(timeout)) { [weak self] in
                 guard let self else { return }
                 self.lock.lock()
                 let waiter = self.waiters.removeValue(forKey: id)
@@ -58,7 +58,7 @@ public final class Observed<Value: Sendable>: @unchecked Sendable {
     /// depends on.
     @discardableResult
     public func waitBlocking(timeout: TimeInterval, until predicate: (Value) -> Bool) -> Value {
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = Date().addingTimeInterval(TestTime.seconds(timeout))
         lock.lock()
         defer { lock.unlock() }
         while !predicate(value), lock.wait(until: deadline) {}

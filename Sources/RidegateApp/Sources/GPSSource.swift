@@ -5,9 +5,10 @@ import RidegateLinux
 /// A GPS receiver on a serial device: raw termios, NMEA lines, one fix per epoch.
 ///
 /// When the device disappears (USB unplugged, pty closed) it reports `no_device`, logs once, and sleeps
-/// until something appears in the device's directory (inotify), with a 2 s ceiling in case the event is
-/// missed: it resumes within moments of the device coming back, never spinning. An open device that sends
-/// nothing parseable for 5 s is reported as `no_data` (wrong baud rate, TX/RX swapped).
+/// until something appears in the device's directory (inotify): it resumes within moments of the device
+/// coming back, never spinning. It also retries every `retryInterval` seconds, for what inotify cannot
+/// show (a device that exists but is busy, or only sends noise at every baud rate). An open device that
+/// sends nothing parseable for 5 s is reported as `no_data` (wrong baud rate, TX/RX swapped).
 public struct GPSSource: EventSource {
     public enum Baud: Sendable, Equatable {
         case fixed(Int)
@@ -25,10 +26,13 @@ public struct GPSSource: EventSource {
     public let rolloverFloor: CivilDate?
     /// Seconds without a valid sentence before `no_data` is reported.
     public let dataTimeout: Double
+    /// Seconds between attempts to open a device that is missing or unusable, when inotify says nothing.
+    public let retryInterval: Double
 
     public init(devicePath: String, baud: Baud, clock: SystemClock, logger: Logger, stopWhenDeviceCloses: Bool = false,
-                rolloverFloor: CivilDate? = GPSWeekRollover.releaseFloor, dataTimeout: Double = 5) {
+                rolloverFloor: CivilDate? = GPSWeekRollover.releaseFloor, dataTimeout: Double = 5, retryInterval: Double = 10) {
         self.dataTimeout = dataTimeout
+        self.retryInterval = retryInterval
         self.devicePath = devicePath
         self.baud = baud
         self.clock = clock
@@ -39,9 +43,11 @@ public struct GPSSource: EventSource {
 
     public func run(emit: @escaping @Sendable (SourceEvent) -> Void) async {
         var reportedMissing = false
-        let directory = String(devicePath.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/"))
-        let watcher = (try? DirectoryWatcher(directory: directory.isEmpty ? "/" : directory)) ?? (try? DirectoryWatcher(directory: "/dev"))
+        var watcher: DirectoryWatcher?
         while !Task.isCancelled {
+            // Watch the device's directory, or the nearest one that exists (/dev/serial/by-id comes and goes).
+            let directory = DirectoryWatcher.nearestExistingDirectory(of: devicePath)
+            if watcher?.directory != directory { watcher = directory.flatMap { try? DirectoryWatcher(directory: $0) } }
             let port: SerialPort
             do {
                 port = try await open()
@@ -51,7 +57,11 @@ public struct GPSSource: EventSource {
                     emit(.gpsState(.noDevice, at: clock.now()))
                     reportedMissing = true
                 }
-                if let watcher { await watcher.waitForChange(timeout: 2) } else { try? await Task.sleep(nanoseconds: 2_000_000_000) }
+                if let watcher {
+                    await watcher.waitForChange(timeout: retryInterval)
+                } else {
+                    try? await Task.sleep(nanoseconds: UInt64(retryInterval * 1e9))
+                }
                 continue
             }
             reportedMissing = false

@@ -1,11 +1,25 @@
 import CLinuxShim
+import Dispatch
 import Glibc
 
 /// Wakes when entries appear in a directory (inotify(7): IN_CREATE, IN_MOVED_TO, IN_ATTRIB), so a reader
 /// waiting for an unplugged device sleeps in the kernel until udev creates the node again.
+///
+/// A change that happens while nobody waits is remembered, so the next wait returns at once: a device
+/// that appears between a failed open and the wait is not missed.
 public final class DirectoryWatcher: Sendable {
     public let directory: String
-    private let events: AsyncThrowingStream<[UInt8], Error>
+    private let source: SourceCanceller
+    private let queue: DispatchQueue
+    private let state = Locked(State())
+
+    private struct State: Sendable {
+        var changed = false
+        var cancelled = false
+        var waiter: CheckedContinuation<Void, Never>?
+        /// Which wait a timeout belongs to, so a late timeout cannot end a later wait.
+        var wait = 0
+    }
 
     /// inotify_init1(2) + inotify_add_watch(2). Fails when the directory does not exist.
     public init(directory: String) throws(SystemCallError) {
@@ -18,20 +32,74 @@ public final class DirectoryWatcher: Sendable {
             throw SystemCallError("inotify_add_watch", directory, e)
         }
         self.directory = directory
-        events = ReadableChunks.stream(FileDescriptor(rawValue: fd), label: "inotify:\(directory)")
+        queue = DispatchQueue(label: "ridegate.inotify")
+        let readable = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        let state = state
+        readable.setEventHandler {
+            // What changed does not matter, only that something did: drain the events and wake the waiter.
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while buffer.withUnsafeMutableBytes({ Glibc.read(fd, $0.baseAddress, $0.count) }) > 0 {}
+            Self.wake(state) { $0.changed = true }
+        }
+        readable.setCancelHandler { Glibc.close(fd) }
+        readable.resume()
+        source = SourceCanceller(readable)
     }
 
-    /// Returns after the next change in the directory, or after `timeout` seconds, whichever is first.
-    public func waitForChange(timeout: Double) async {
-        let events = events
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                var iterator = events.makeAsyncIterator()
-                _ = try? await iterator.next()
-            }
-            group.addTask { try? await Task.sleep(nanoseconds: UInt64(timeout * 1e9)) }
-            await group.next()
-            group.cancelAll()
+    deinit {
+        source.cancel()
+    }
+
+    /// The deepest directory of `path` that exists now (a device's directory such as /dev/serial/by-id
+    /// may itself appear only when the device does), or nil when not even "/" is readable.
+    public static func nearestExistingDirectory(of path: String) -> String? {
+        var components = path.split(separator: "/", omittingEmptySubsequences: true).dropLast()
+        while true {
+            let candidate = "/" + components.joined(separator: "/")
+            var info = stat()
+            if stat(candidate, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { return candidate }
+            if components.isEmpty { return nil }
+            components = components.dropLast()
         }
+    }
+
+    /// Returns after the next change in the directory (or at once if one happened since the last wait),
+    /// after `timeout` seconds, or when the task is cancelled, whichever is first.
+    public func waitForChange(timeout: Double) async {
+        let state = state
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let wait: Int? = state.withLock { s in
+                    if s.changed || s.cancelled {
+                        s.changed = false
+                        return nil
+                    }
+                    s.wait += 1
+                    s.waiter = continuation
+                    return s.wait
+                }
+                guard let wait else { return continuation.resume() }
+                queue.asyncAfter(deadline: .now() + timeout) {
+                    Self.wake(state, only: wait) { _ in }
+                }
+            }
+        } onCancel: {
+            Self.wake(state) { $0.cancelled = true }
+        }
+        state.withLock { $0.cancelled = false }
+    }
+
+    /// Resumes the waiter, if there is one (and, with `only`, if it is still that wait); otherwise
+    /// applies `remember` so the next wait sees it.
+    private static func wake(_ state: Locked<State>, only wait: Int? = nil, remember: (inout State) -> Void) {
+        let waiter: CheckedContinuation<Void, Never>? = state.withLock { s in
+            guard let waiter = s.waiter, wait == nil || wait == s.wait else {
+                if wait == nil { remember(&s) }
+                return nil
+            }
+            s.waiter = nil
+            return waiter
+        }
+        waiter?.resume()
     }
 }

@@ -31,12 +31,12 @@ import Testing
         sub.stop()
         let before = sub.messages // everything this subscriber process received before it went away
         #expect(Self.seqs(before, "ridegate/sf/gps").count >= 5)
-        try await Task.sleep(nanoseconds: 1_500_000_000) // the outage: readings go to the spool
+        try await TestTime.pause(1.5) // the outage: readings go to the spool
         demo.signal(SIGKILL)
         _ = await demo.waitForExit(timeout: 5)
 
         demo = try ChildProcess(RidegateAppTestsPaths.executable, demoArguments, captureOutput: true)
-        try await Task.sleep(nanoseconds: 1_000_000_000) // still no broker: the restarted gateway spools too
+        try await TestTime.pause(1) // still no broker: the restarted gateway spools too
         broker = try MosquittoBroker(port: port, persistence: true, directory: broker.directory)
         sub = try MQTTSubscriber(port: port, topic: "ridegate/sf/#", extraArguments: subscriberArguments)
         let after = await sub.wait(timeout: 30) { messages in

@@ -70,7 +70,7 @@ extension Observed where Value == [SourceEvent] {
             if await log.wait(timeout: 1, until: { $0.fixes.count > before + 1 }).fixes.count > before + 1 { break }
         }
         #expect(log.current.fixes.count > before + 1)
-        #expect(Date().timeIntervalSince(replugged) < 5)
+        #expect(Date().timeIntervalSince(replugged) < TestTime.seconds(5))
         task.cancel()
         await task.value
         pty.close()

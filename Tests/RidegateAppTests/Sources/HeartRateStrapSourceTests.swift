@@ -73,7 +73,7 @@ final class SimulatedStrapLink: StrapLink, @unchecked Sendable {
         link.comeBack()
         let again = await log.wait(timeout: 15) { self.states($0).filter { $0 == .connected }.count >= 2 }
         #expect(states(again).filter { $0 == .connected }.count == 2)
-        #expect(Date().timeIntervalSince(cameBack) < 5) // back within 5 s of advertising again
+        #expect(Date().timeIntervalSince(cameBack) < TestTime.seconds(5)) // back within 5 s of advertising again
         let second = await link.peripherals.wait(timeout: 10) { $0.count == 2 && $0[1].heartRateSubscribed }
         second.last?.notifyHeartRate([0x06, 90])
         #expect(await log.wait(timeout: 10) { $0.contains { if case .heartRate(_, let m, _) = $0 { m.beatsPerMinute == 90 } else { false } } }

@@ -1,0 +1,19 @@
+import Foundation
+
+/// Test deadlines, stretched for slow runs: RIDEGATE_TEST_TIME_SCALE=10 when the suite runs under qemu-user
+/// (scripts/build-arm64), where everything takes about ten times longer. 1 on a native build, so the
+/// deadlines an issue promises (a GPS back within 5 s, first messages within 10 s) are checked as promised.
+public enum TestTime {
+    public static let scale: Double = {
+        guard let text = ProcessInfo.processInfo.environment["RIDEGATE_TEST_TIME_SCALE"], let value = Double(text) else { return 1 }
+        return max(1, value)
+    }()
+
+    /// `seconds`, stretched by the scale.
+    public static func seconds(_ seconds: Double) -> Double { seconds * scale }
+
+    /// Sleeps for `seconds`, stretched by the scale (a test's pause, such as a broker outage).
+    public static func pause(_ seconds: Double) async throws {
+        try await Task.sleep(nanoseconds: UInt64(Self.seconds(seconds) * 1e9))
+    }
+}
