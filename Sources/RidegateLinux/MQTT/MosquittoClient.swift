@@ -352,6 +352,8 @@ public final class MosquittoClient: @unchecked Sendable {
 
     static func describe(_ rc: Int32) -> String {
         if rc == MOSQ_ERR_ERRNO.rawValue { return String(cString: strerror(errno)) }
+        // libmosquitto's own text is "Lookup error."; say what failed and where to look.
+        if rc == MOSQ_ERR_EAI.rawValue { return "cannot resolve the broker's host name (check mqtt.host, /etc/hosts and DNS)" }
         return String(cString: mosquitto_strerror(rc))
     }
 }
