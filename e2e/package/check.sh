@@ -57,7 +57,7 @@ exposure=$(systemd-analyze security ridegate.service --no-pager 2>&1 | grep -o '
 check "systemd-analyze security: ${exposure:-no verdict} (at most 2.0)" \
     systemd-analyze security ridegate.service --threshold=20 --no-pager --quiet
 udev=$(udevadm verify /usr/lib/udev/rules.d/60-ridegate.rules 2>&1); status=$?
-check "udevadm verify 60-ridegate.rules: exit $status${udev:+ ($udev)}" test "$status" -eq 0
+check "udevadm verify 60-ridegate.rules: exit $status ($(echo "$udev" | tr -s '\n' ' '))" test "$status" -eq 0
 
 check "status online published" wait_for 20 "^$T/status online" /tmp/mqtt.log
 check "health published (retained)" wait_for 40 "^$T/health {" /tmp/mqtt.log

@@ -23,7 +23,7 @@ import Testing
         }
     }
 
-    @Test("Every documented USB GPS vendor:product gets /dev/ridegate-gps, group dialout, and a systemd device unit")
+    @Test("Every documented USB GPS vendor:product and the Pi's header UART get /dev/ridegate-gps, group dialout, and a systemd device unit")
     func gpsRules() throws {
         let rules = try Self.rules()
         let expected = ["1546": "01a[6-9]", "067b": "2303|23a3", "10c4": "ea60", "0403": "6001|6015", "1a86": "7523"]
@@ -35,6 +35,10 @@ import Testing
             #expect(rule.contains { $0.key == "GROUP" && $0.value == "dialout" })
             #expect(rule.contains { $0.key == "TAG" && $0.op == "+=" && $0.value == "systemd" })
         }
+        let uart = try #require(rules.first { $0.contains { $0.key == "KERNEL" && $0.value == "ttyS0|ttyAMA0" } }, "the Pi's header UART")
+        #expect(uart.contains { $0.key == "DRIVERS" && $0.value == "bcm2835-aux-uart|uart-pl011" }, "a PC's ttyS0 must not match")
+        #expect(uart.contains { $0.key == "SYMLINK" && $0.op == "+=" && $0.value == "ridegate-gps" })
+        #expect(uart.contains { $0.key == "OPTIONS" && $0.value.hasPrefix("link_priority=-") }, "a USB receiver must win the link")
         for rule in rules { #expect(rule.allSatisfy { !$0.op.isEmpty }, "unparsable: \(rule)") }
         #expect(rules.contains { $0.contains { $0.key == "KERNEL" && $0.value == "gpiochip*" } && $0.contains { $0.key == "GROUP" && $0.value == "gpio" } })
     }
