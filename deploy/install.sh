@@ -47,8 +47,16 @@ ensure_swift
 
 echo "==> release build (a few minutes on a Pi 4; longer on a Zero 2 W)" >&2
 cd "$here"
-swift build -c release --static-swift-stdlib --product ridegate 2>&1 | grep -E "error:|warning:|complete" | tail -3 >&2 || true
-binary=$(swift build -c release --static-swift-stdlib --product ridegate --show-bin-path)/ridegate
+scratch=()
+[ -n "${RIDEGATE_SCRATCH:-}" ] && scratch=(--scratch-path "$RIDEGATE_SCRATCH")
+log=$(mktemp)
+if ! swift build -c release --static-swift-stdlib --product ridegate "${scratch[@]}" > "$log" 2>&1; then
+    grep -E "error:" "$log" | head -20 >&2
+    echo "error: the build failed (whole log: $log); nothing was installed" >&2
+    exit 1
+fi
+rm -f "$log"
+binary=$(swift build -c release --static-swift-stdlib --product ridegate "${scratch[@]}" --show-bin-path)/ridegate
 
 echo "==> installing" >&2
 install -D -m 0755 "$binary" "$PREFIX/bin/ridegate"
