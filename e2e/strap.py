@@ -3,6 +3,7 @@
 behind a second Bumble controller, linked to the controller the Linux kernel sees through /dev/vhci
 (hci0). It follows a script, so the test knows what the gateway must report:
 
+    (seconds from the first connection)
     0-30 s    100 bpm  (zone 1 with max_hr 190)
     30-60 s   160 bpm  (zone 4)
     60-75 s   gone: the link is dropped and advertising stops (out of range)
@@ -81,17 +82,25 @@ async def main():
     device.add_service(service)
     name = b"HR-Strap"
     advertisement = bytes([2, 0x01, 0x06, 3, 0x03, 0x0D, 0x18, len(name) + 1, 0x09]) + name
-    device.on("connection", lambda c: print(f"STRAP_CONNECTED {c.peer_address}", flush=True))
+    # The script's clock starts at the first connection, not at power-on: on a loaded machine the gateway
+    # may take a while to connect, and the zone-1 phase must still be whole when the guest samples the LED.
+    first_connection = []
+
+    def connected(connection):
+        print(f"STRAP_CONNECTED {connection.peer_address}", flush=True)
+        if not first_connection:
+            first_connection.append(time.monotonic())
+
+    device.on("connection", connected)
     device.on("disconnection", lambda *a: print("STRAP_DISCONNECTED", flush=True))
     await device.power_on()
     await device.start_advertising(advertising_data=advertisement, auto_restart=True)
     print("STRAP_READY", flush=True)
 
-    start = time.monotonic()
     present = True
     while True:
         await asyncio.sleep(1.0)
-        value, wanted = schedule(time.monotonic() - start)
+        value, wanted = schedule(time.monotonic() - first_connection[0] if first_connection else 0)
         if present and not wanted:
             print("STRAP_GOING_AWAY", flush=True)
             await device.stop_advertising()
