@@ -12,7 +12,9 @@ struct DemoCommand: AsyncParsableCommand {
             A recorded ride (NMEA at 1 Hz) is played into a pseudo-terminal that the real serial reader opens \
             like a USB GPS, and a simulated strap sends real heart-rate measurements whose rate follows the \
             effort of the ride. Everything after that is the daemon's own code, publishing to the broker. \
-            With no GPIO LED configured, the LED is shown as log lines.
+            With no GPIO LED configured, the LED is shown as log lines. It publishes as its own device \
+            (`<host name>-demo` unless --device-id says otherwise) and removes its Home Assistant entities when \
+            it stops.
             """)
 
     @Option(help: ArgumentHelp("The MQTT broker, as host:port or host.", valueName: "host:port"))
@@ -24,7 +26,9 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The NMEA capture to ride. Defaults to the bundled demo ride.", valueName: "path"))
     var ride: String?
 
-    @Option(help: ArgumentHelp("The device id in MQTT topics (default: from the config, else the host name).", valueName: "id"))
+    @Option(help: ArgumentHelp(
+        "The device id in MQTT topics (default: the config's device_id, else the host name, followed by '-demo').",
+        valueName: "id"))
     var deviceID: String?
 
     @Option(help: ArgumentHelp("An optional configuration file for zones, LED and MQTT settings.", valueName: "path"))
@@ -70,7 +74,8 @@ struct DemoCommand: AsyncParsableCommand {
         }
         settings.mqtt.host = broker.host
         settings.mqtt.port = broker.port
-        if let id = deviceID { settings.deviceID = id }
+        // Its own namespace: a demo must never speak as (or over) the real gateway on the same broker.
+        settings.deviceID = deviceID ?? GatewayAssembly.demoDeviceID(settings)
         let logger = Logger(label: "ridegate", level: logLevel?.level ?? settings.logLevel, handler: StandardErrorLogHandler.detect())
         guard let ridePath = ride ?? DemoRideLocator.bundledRide() else {
             writeError("the bundled demo ride was not found; pass one with --ride PATH")

@@ -7,6 +7,8 @@ public final class ChildProcess: @unchecked Sendable {
     public let pid: pid_t
     private let output = Observed<[String]>([])
     private let exit = Observed<Int32?>(nil)
+    /// True once the child's output pipe reached end of file (every line it wrote is in `lines`).
+    private let outputEnded = Observed(false)
 
     public init(_ executable: String, _ arguments: [String], captureOutput: Bool = false, environment: [String: String]? = nil) throws {
         var fileActions = posix_spawn_file_actions_t()
@@ -54,7 +56,11 @@ public final class ChildProcess: @unchecked Sendable {
             close(pipeFDs[1])
             let fd = pipeFDs[0]
             let output = output
-            Thread { Self.readLines(fd: fd) { line in output.update { $0.append(line) } } }.start()
+            let ended = outputEnded
+            Thread {
+                Self.readLines(fd: fd) { line in output.update { $0.append(line) } }
+                ended.update { $0 = true }
+            }.start()
         }
         // The reaper blocks in waitpid(2) on its own thread and publishes the status.
         let exit = exit
@@ -99,6 +105,12 @@ public final class ChildProcess: @unchecked Sendable {
     @discardableResult
     public func waitForOutput(timeout: TimeInterval, until condition: @escaping ([String]) -> Bool) async -> [String] {
         await output.wait(timeout: timeout, until: condition)
+    }
+
+    /// Everything the child wrote, once its output has ended (or `timeout` passes).
+    public func waitForAllOutput(timeout: TimeInterval) async -> [String] {
+        _ = await outputEnded.wait(timeout: timeout) { $0 }
+        return output.current
     }
 
     public var hasExited: Bool { exit.current != nil }

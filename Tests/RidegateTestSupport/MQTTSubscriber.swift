@@ -26,8 +26,19 @@ public final class MQTTSubscriber: @unchecked Sendable {
 
     private static func parse(_ line: String) -> Message {
         let space = line.firstIndex(of: " ") ?? line.endIndex
-        return Message(topic: String(line[..<space]),
-                       payload: space < line.endIndex ? String(line[line.index(after: space)...]) : "")
+        let payload = space < line.endIndex ? String(line[line.index(after: space)...]) : ""
+        // mosquitto_sub -v prints an empty payload (a removed retained config) as "(null)".
+        return Message(topic: String(line[..<space]), payload: payload == "(null)" ? "" : payload)
+    }
+
+    /// The retained messages the broker holds under `topic` now (what a subscriber arriving later sees).
+    public static func retained(port: Int, topic: String, host: String = "127.0.0.1") async throws -> [Message] {
+        let executable = try Executables.find("mosquitto_sub", hint: "apt-get install mosquitto-clients")
+        // --retained-only ends at the first live message; -W 2 ends it when nothing more is retained.
+        let process = try ChildProcess(executable.path, ["-h", host, "-p", String(port), "-v", "-t", topic, "--retained-only", "-W", "2"],
+                                       captureOutput: true)
+        // -W's "Timed out" goes to stderr, which ChildProcess interleaves with the messages.
+        return await process.waitForAllOutput(timeout: TestTime.seconds(10)).filter { $0 != "Timed out" }.map(parse)
     }
 
     public var messages: [Message] { process.lines.map(Self.parse) }

@@ -5,7 +5,7 @@ import RidegateLinux
 /// stream; a single consumer owns the core, so the core needs no locks; sinks act on its effects.
 ///
 /// Stopping is ordered: sources are cancelled first, the events already emitted are still processed, the
-/// final ride summary is published, then each sink shuts down in turn (LED off before MQTT says offline).
+/// final ride summary and the devices' `stopped` states are published, then each sink shuts down in turn (LED off before MQTT says offline).
 public struct Gateway: Sendable {
     public enum StopReason: Sendable, Equatable {
         case signal(Int32)
@@ -63,9 +63,10 @@ public struct Gateway: Sendable {
                 for sink in sinks { sink.apply(effect) }
             }
         }
-        // The stream ends only after every source has stopped: the last word on this ride.
-        let summary = core.rideSummary(ts: core.time.utc(for: clock.now()))
-        for sink in sinks { sink.apply(.publish(summary)) }
+        // The stream ends only after every source has stopped: the last word on this ride and its devices.
+        for effect in core.shutdownEffects(at: clock.now()) {
+            for sink in sinks { sink.apply(effect) }
+        }
     }
 
     private func runSources(emit: @escaping @Sendable (SourceEvent) -> Void, signals: AsyncStream<Int32>) async -> StopReason {

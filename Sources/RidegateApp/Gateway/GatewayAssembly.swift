@@ -82,9 +82,13 @@ public enum GatewayAssembly {
         ]
         var config = config
         if config.led.mode == .off { config.led.mode = .console }
+        // The demo rides a simulated GPS and strap, whatever the file says.
+        config.gps.enabled = true
+        config.heartRate.enabled = true
         let readings = openSpool(config, logger: logger)
         let sinks = try makeSinks(config: config, deviceID: deviceID(config), store: readings, logger: logger) + [store]
-        return Gateway(sources: sources, sinks: sinks, core: makeCore(config, sequences: readings.sequences(), version: version), clock: clock,
+        let core = makeCore(config, sequences: readings.sequences(), version: version, removeDiscoveryAtStop: true)
+        return Gateway(sources: sources, sinks: sinks, core: core, clock: clock,
                        logger: logger.labeled("gateway"), stopWhenSourcesEnd: true, companions: [{
                            await replayer.play(into: pty)
                            pty.close()
@@ -107,6 +111,11 @@ public enum GatewayAssembly {
         }
     }
 
+    /// The demo's own id, never the real gateway's: `<device_id or host name>-demo`.
+    public static func demoDeviceID(_ config: GatewayConfig) -> String {
+        deviceID(config) + "-demo"
+    }
+
     public static func deviceID(_ config: GatewayConfig) -> String {
         if let id = config.deviceID { return id }
         var name = [CChar](repeating: 0, count: 256)
@@ -127,12 +136,18 @@ public enum GatewayAssembly {
         }
     }
 
-    static func makeCore(_ config: GatewayConfig, sequences: [String: Int] = [:], version: String = "") -> GatewayCore {
+    static func makeCore(_ config: GatewayConfig, sequences: [String: Int] = [:], version: String = "",
+                         removeDiscoveryAtStop: Bool = false) -> GatewayCore {
         var settings = makeSettings(config)
         if config.mqtt.homeAssistantDiscovery {
             let id = deviceID(config)
-            settings.homeAssistant = HomeAssistantDiscovery(discoveryPrefix: config.mqtt.homeAssistantPrefix,
-                                                            baseTopic: "\(config.mqtt.prefix)/\(id)", deviceID: id, version: version)
+            var discovery = HomeAssistantDiscovery(
+                discoveryPrefix: config.mqtt.homeAssistantPrefix, baseTopic: "\(config.mqtt.prefix)/\(id)", deviceID: id, version: version,
+                features: .init(heartRate: config.heartRate.enabled, gps: config.gps.enabled, sun: config.sun.enabled))
+            discovery.heartRateInterval = settings.heartRateMinimumInterval
+            discovery.gpsInterval = settings.gpsMinimumInterval
+            discovery.removeAtStop = removeDiscoveryAtStop
+            settings.homeAssistant = discovery
         }
         var core = GatewayCore(settings: settings)
         core.restoreSequences(sequences)

@@ -19,6 +19,9 @@ public struct GatewayCore: Sendable {
         public var gpsMinimumInterval: Double = 0
         /// Home Assistant discovery, when enabled.
         public var homeAssistant: HomeAssistantDiscovery?
+        /// Seconds of GPS time between `position` messages (the device tracker's; its every change is a
+        /// row in Home Assistant's database).
+        public var positionInterval: Double = 5
 
         public init(zones: HeartRateZones, zoneMarginBPM: Int = 2, zoneDwellSeconds: Double = 3,
                     autoPauseSpeed: Double = 1.0, rideSummaryInterval: Double = 10, heartRateEnabled: Bool = true,
@@ -53,6 +56,7 @@ public struct GatewayCore: Sendable {
     private var remembered: (latitude: Double, longitude: Double)?
     public private(set) var sunsetWarning = false
     private var lastSent: [String: Timestamp] = [:]
+    private var lastPosition: Timestamp?
     private var announcedStraps: Set<String> = []
     private var startedAt: Double?
     private var lastHealth: Double?
@@ -100,15 +104,7 @@ public struct GatewayCore: Sendable {
             break // logged by the source; nothing trustworthy to publish
 
         case .strapState(let strap, let state, let reason, let at):
-            guard strapStates[strap] != state else { break }
-            if state == .lost { strapLosses[strap, default: 0] += 1 }
-            if let reason { strapLastReason[strap] = reason }
-            strapStates[strap] = state
-            var extra: [(String, String)] = []
-            if let last = strapLastReason[strap] { extra.append(("last_reason", last)) }
-            let payload = Payloads.deviceState(state.rawValue, ts: time.utc(for: at), extra: extra,
-                                               reconnects: strapLosses[strap] ?? 0)
-            effects.append(.publish(Publication(topic: "strap/\(strap)/state", payload: payload, retain: true)))
+            effects += strapStateEffects(strap, state, reason: reason, ts: time.utc(for: at))
 
         case .strapDetails(let strap, let details, let at):
             var json = JSONObjectWriter(capacity: 128)
@@ -130,6 +126,12 @@ public struct GatewayCore: Sendable {
                 effects.append(.publish(Publication(topic: "gps", payload: Payloads.gps(fix, ride: ride.summary, ts: ts, seq: seq), sequence: seq)))
             }
             effects += gpsStateEffects(fix.hasPosition ? .ok : .noFix, ts: ts)
+            if fix.hasPosition, let lat = fix.latitude, let lon = fix.longitude,
+               lastPosition.map({ ts - $0 >= settings.positionInterval || ts < $0 }) ?? true {
+                lastPosition = ts
+                effects.append(.publish(Publication(topic: "position", payload: Payloads.position(
+                    latitude: lat, longitude: lon, hdop: fix.hdop, ts: ts), retain: true)))
+            }
             if fix.hasPosition, lastRideSummary.map({ ts - $0 >= settings.rideSummaryInterval }) ?? true {
                 lastRideSummary = ts
                 effects.append(.publish(rideSummary(ts: ts)))
@@ -153,10 +155,10 @@ public struct GatewayCore: Sendable {
     }
 
     /// `health` once a minute, carried by whatever event comes next (no timer of its own).
-    private mutating func healthEffects(at receive: ReceiveTime) -> [Effect] {
+    private mutating func healthEffects(at receive: ReceiveTime, force: Bool = false) -> [Effect] {
         let now = receive.monotonicSeconds
         if startedAt == nil { startedAt = now }
-        if let last = lastHealth, now - last < healthInterval { return [] }
+        if !force, let last = lastHealth, now - last < healthInterval { return [] }
         lastHealth = now
         var json = JSONObjectWriter(capacity: 256)
         json.add("ts", time.utc(for: receive).iso8601)
@@ -172,6 +174,21 @@ public struct GatewayCore: Sendable {
     /// What to publish before any event: Home Assistant's discovery configs for the gateway.
     public func startupEffects() -> [Effect] {
         (settings.homeAssistant?.gatewayConfigs() ?? []).map { .publish($0) } + [.serviceReady]
+    }
+
+    /// The last word at an orderly stop, after every source has stopped: the final ride summary, every
+    /// device's retained state set to `stopped` (nothing may still claim a fix or a connection), a last
+    /// `health`, and, where asked (the demo), the discovery configs removed.
+    public mutating func shutdownEffects(at receive: ReceiveTime) -> [Effect] {
+        let ts = time.utc(for: receive)
+        var effects: [Effect] = [.publish(rideSummary(ts: ts))]
+        if gpsState != nil { effects += gpsStateEffects(.stopped, ts: ts) }
+        for strap in strapStates.keys.sorted() { effects += strapStateEffects(strap, .stopped, reason: nil, ts: ts) }
+        effects += healthEffects(at: receive, force: true)
+        if let ha = settings.homeAssistant, ha.removeAtStop {
+            effects += ha.removals(straps: announcedStraps.sorted()).map { .publish($0) }
+        }
+        return effects
     }
 
     /// Rate limit: true when a message on `topic` may go now; otherwise it is counted as coalesced.
@@ -224,6 +241,17 @@ public struct GatewayCore: Sendable {
         let seq = nextSequence("ride")
         let payload = Payloads.ride(ride.summary, secondsInZone: zone.secondsInZone, ts: ts, seq: seq)
         return Publication(topic: "ride", payload: payload, sequence: seq)
+    }
+
+    private mutating func strapStateEffects(_ strap: String, _ state: StrapState, reason: String?, ts: Timestamp) -> [Effect] {
+        guard strapStates[strap] != state else { return [] }
+        if state == .lost { strapLosses[strap, default: 0] += 1 }
+        if let reason { strapLastReason[strap] = reason }
+        strapStates[strap] = state
+        var extra: [(String, String)] = []
+        if let last = strapLastReason[strap] { extra.append(("last_reason", last)) }
+        let payload = Payloads.deviceState(state.rawValue, ts: ts, extra: extra, reconnects: strapLosses[strap] ?? 0)
+        return [.publish(Publication(topic: "strap/\(strap)/state", payload: payload, retain: true))]
     }
 
     private mutating func gpsStateEffects(_ state: GPSDeviceState, ts: Timestamp) -> [Effect] {

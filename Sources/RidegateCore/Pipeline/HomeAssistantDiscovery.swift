@@ -1,22 +1,224 @@
-/// Home Assistant MQTT discovery (home-assistant.io/integrations/mqtt, "MQTT Discovery"): retained config
-/// messages under `<discovery prefix>/<component>/<object id>/config` that make the gateway a device with
-/// sensors, the GPS a device tracker, and each strap a device connected through it (`via_device`).
-/// Availability needs both the gateway's status and, for strap entities, the strap's own state.
+/// Home Assistant MQTT discovery (home-assistant.io/integrations/mqtt, "MQTT Discovery"): one retained config
+/// per entity under `<discovery prefix>/<component>/<object id>/config`, written with the option names in full.
+///
+/// The gateway is a device with sensors and a GPS device tracker; each strap is a device of its own reached
+/// through it (`via_device`). Entity ids are set with `default_entity_id` (`object_id` was removed in HA 2026.4),
+/// every config carries the `origin` block, and only what is enabled is announced: the config of an entity
+/// whose feature is off is sent empty (retained), which removes it from Home Assistant and from the broker.
+///
+/// Per-entity discovery rather than device-based discovery (`<prefix>/device/<id>/config`): an entity can be
+/// removed on its own with an empty payload, the topics and unique ids stay those of earlier releases (an
+/// upgrade keeps every entity and its history, with no migration step), and a strap that appears later adds
+/// one message instead of rewriting the gateway's.
 public struct HomeAssistantDiscovery: Sendable {
+    /// What the gateway reads, so only those entities are announced.
+    public struct Features: Sendable, Equatable {
+        public var heartRate: Bool
+        public var gps: Bool
+        public var sun: Bool
+
+        public init(heartRate: Bool = true, gps: Bool = true, sun: Bool = true) {
+            self.heartRate = heartRate
+            self.gps = gps
+            self.sun = sun
+        }
+    }
+
+    /// Where Home Assistant shows who announced the entities (its log and the device page).
+    public static let supportURL = "https://github.com/ridegate/ridegate"
+    /// Readings older than this are shown as unavailable: a lost strap or an unplugged GPS must not leave
+    /// its last value on screen for hours. Straps notify about once a second, receivers 1–10 times.
+    public static let minimumExpirySeconds = 15
+
     public let discoveryPrefix: String
     /// `<prefix>/<device_id>`: where the gateway publishes.
     public let baseTopic: String
     public let deviceID: String
     public let version: String
+    public var features: Features
+    /// Seconds between `heart_rate` / `gps` messages at most (the rate limits); expiry allows three of them.
+    public var heartRateInterval: Double = 0
+    public var gpsInterval: Double = 0
+    /// Remove every announced config at an orderly stop (the demo: its entities must not outlive it).
+    public var removeAtStop = false
 
-    public init(discoveryPrefix: String, baseTopic: String, deviceID: String, version: String) {
+    public init(discoveryPrefix: String, baseTopic: String, deviceID: String, version: String, features: Features = Features()) {
         self.discoveryPrefix = discoveryPrefix
         self.baseTopic = baseTopic
         self.deviceID = deviceID
         self.version = version
+        self.features = features
     }
 
     var objectPrefix: String { "ridegate_\(deviceID)" }
+
+    /// One entity of the gateway's device.
+    struct Entity {
+        enum Feature { case heartRate, gps, sun }
+        var component: String
+        var key: String
+        var feature: Feature
+        var fields: (inout JSONObjectWriter) -> Void
+    }
+
+    private var entities: [Entity] {
+        let gps = sourceAvailability(topic: "gps/state", when: "value_json.state == 'ok'")
+        let gpsPresent = sourceAvailability(topic: "gps/state", when: "value_json.state in ('ok', 'no_fix')")
+        let heartRateExpiry = expiry(heartRateInterval)
+        let gpsExpiry = expiry(gpsInterval)
+        return [
+            Entity(component: "sensor", key: "heart_rate", feature: .heartRate) { w in
+                w.add("name", "Heart rate")
+                stateFields(&w, topic: "heart_rate", template: "{{ value_json.bpm }}", icon: "mdi:heart-pulse")
+                w.add("unit_of_measurement", "bpm")
+                w.add("state_class", "measurement")
+                w.add("expire_after", heartRateExpiry)
+                availability(&w)
+            },
+            Entity(component: "sensor", key: "zone", feature: .heartRate) { w in
+                w.add("name", "Heart-rate zone")
+                stateFields(&w, topic: "heart_rate", template: "{{ value_json.zone }}", icon: "mdi:speedometer")
+                w.add("state_class", "measurement")
+                w.add("expire_after", heartRateExpiry)
+                availability(&w)
+            },
+            Entity(component: "sensor", key: "speed", feature: .gps) { w in
+                w.add("name", "Speed")
+                stateFields(&w, topic: "gps", template: "{{ value_json.speed_mps }}")
+                w.add("unit_of_measurement", "m/s")
+                w.add("device_class", "speed")
+                w.add("state_class", "measurement")
+                w.add("suggested_display_precision", 1)
+                w.add("expire_after", gpsExpiry)
+                availability(&w, gps)
+            },
+            Entity(component: "sensor", key: "distance", feature: .gps) { w in
+                w.add("name", "Ride distance")
+                stateFields(&w, topic: "ride", template: "{{ value_json.distance_m }}")
+                w.add("unit_of_measurement", "m")
+                w.add("device_class", "distance")
+                w.add("state_class", "total_increasing")
+                w.add("suggested_display_precision", 0)
+                availability(&w)
+            },
+            Entity(component: "sensor", key: "gps_state", feature: .gps) { w in
+                w.add("name", "GPS")
+                stateFields(&w, topic: "gps/state", template: "{{ value_json.state }}", icon: "mdi:crosshairs-gps")
+                w.add("device_class", "enum")
+                w.add("options", json: "[" + GPSDeviceState.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "]")
+                w.add("entity_category", "diagnostic")
+                availability(&w)
+            },
+            Entity(component: "device_tracker", key: "position", feature: .gps) { w in
+                w.add("name", "Position")
+                w.add("json_attributes_topic", "\(baseTopic)/position")
+                w.add("source_type", "gps")
+                w.add("icon", "mdi:bike")
+                availability(&w, gpsPresent)
+            },
+            Entity(component: "sensor", key: "sunset", feature: .sun) { w in
+                w.add("name", "Sunset")
+                stateFields(&w, topic: "sun", template: "{{ value_json.sunset }}")
+                w.add("device_class", "timestamp")
+                availability(&w)
+            },
+            Entity(component: "sensor", key: "time_to_sunset", feature: .sun) { w in
+                w.add("name", "Time to sunset")
+                stateFields(&w, topic: "sun", template: "{{ value_json.seconds_to_sunset }}")
+                w.add("unit_of_measurement", "s")
+                w.add("device_class", "duration")
+                availability(&w)
+            },
+        ]
+    }
+
+    private func isEnabled(_ feature: Entity.Feature) -> Bool {
+        switch feature {
+        case .heartRate: features.heartRate
+        case .gps: features.gps
+        case .sun: features.sun
+        }
+    }
+
+    /// The gateway's entities: a config for each enabled one, an empty retained config for each that is not
+    /// (so turning a feature off removes its entities).
+    public func gatewayConfigs() -> [Publication] {
+        entities.map { entity in
+            let topic = configTopic(component: entity.component, key: entity.key)
+            guard isEnabled(entity.feature) else { return removal(topic) }
+            var w = JSONObjectWriter(capacity: 768)
+            w.add("unique_id", "\(objectPrefix)_\(entity.key)")
+            w.add("default_entity_id", Self.entityID(component: entity.component, objectID: "\(objectPrefix)_\(entity.key)"))
+            entity.fields(&w)
+            w.add("device", json: gatewayDevice())
+            w.add("origin", json: origin())
+            return Publication(topic: topic, payload: w.finish(), retain: true, absolute: true)
+        }
+    }
+
+    /// A strap's battery, as a device of its own reached through the gateway, available while connected.
+    public func strapConfigs(strapID: String, name: String?) -> [Publication] {
+        var device = JSONObjectWriter(capacity: 160)
+        device.add("identifiers", json: "[\"\(objectPrefix)_strap_\(strapID)\"]")
+        device.add("name", name ?? "Heart-rate strap \(strapID)")
+        device.add("via_device", objectPrefix)
+        let objectID = "\(objectPrefix)_strap_\(strapID)_battery"
+        var w = JSONObjectWriter(capacity: 640)
+        w.add("unique_id", objectID)
+        w.add("default_entity_id", Self.entityID(component: "sensor", objectID: objectID))
+        w.add("name", "Battery")
+        stateFields(&w, topic: "strap/\(strapID)/info", template: "{{ value_json.battery_pct }}")
+        w.add("unit_of_measurement", "%")
+        w.add("device_class", "battery")
+        w.add("state_class", "measurement")
+        w.add("entity_category", "diagnostic")
+        availability(&w, sourceAvailability(topic: "strap/\(strapID)/state", when: "value_json.state == 'connected'"))
+        w.add("device", json: device.finish())
+        w.add("origin", json: origin())
+        return [Publication(topic: "\(discoveryPrefix)/sensor/\(objectID)/config", payload: w.finish(), retain: true, absolute: true)]
+    }
+
+    /// Empty retained configs for every entity the gateway and these straps may have announced.
+    public func removals(straps: some Sequence<String>) -> [Publication] {
+        entities.map { removal(configTopic(component: $0.component, key: $0.key)) }
+            + straps.map { removal("\(discoveryPrefix)/sensor/\(objectPrefix)_strap_\($0)_battery/config") }
+    }
+
+    /// `<component>.<object id>` as Home Assistant writes entity ids: lower case, `[a-z0-9_]`, no `__`.
+    public static func entityID(component: String, objectID: String) -> String {
+        var slug = ""
+        for scalar in objectID.lowercased().unicodeScalars {
+            let keep = ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar)
+            if keep {
+                slug.unicodeScalars.append(scalar)
+            } else if !slug.isEmpty, !slug.hasSuffix("_") {
+                slug.append("_")
+            }
+        }
+        while slug.hasSuffix("_") { slug.removeLast() }
+        return "\(component).\(slug)"
+    }
+
+    // MARK: pieces
+
+    private func configTopic(component: String, key: String) -> String {
+        "\(discoveryPrefix)/\(component)/\(objectPrefix)_\(key)/config"
+    }
+
+    private func removal(_ topic: String) -> Publication {
+        Publication(topic: topic, payload: "", retain: true, absolute: true)
+    }
+
+    private func expiry(_ interval: Double) -> Int {
+        guard interval.isFinite, interval > 0 else { return Self.minimumExpirySeconds }
+        return max(Self.minimumExpirySeconds, Int((3 * interval).rounded(.up)))
+    }
+
+    private func stateFields(_ w: inout JSONObjectWriter, topic: String, template: String, icon: String? = nil) {
+        w.add("state_topic", "\(baseTopic)/\(topic)")
+        w.add("value_template", template)
+        if let icon { w.add("icon", icon) }
+    }
 
     private func gatewayDevice() -> String {
         var d = JSONObjectWriter(capacity: 160)
@@ -28,84 +230,29 @@ public struct HomeAssistantDiscovery: Sendable {
         return d.finish()
     }
 
-    private func availability(extra: String? = nil) -> String {
-        var items = ["{\"topic\":\"\(baseTopic)/status\",\"payload_available\":\"online\",\"payload_not_available\":\"offline\"}"]
-        if let extra { items.append(extra) }
-        return "[" + items.joined(separator: ",") + "]"
+    private func origin() -> String {
+        var o = JSONObjectWriter(capacity: 96)
+        o.add("name", "ridegate")
+        o.add("sw_version", version)
+        o.add("support_url", Self.supportURL)
+        return o.finish()
     }
 
-    private func sensor(_ key: String, name: String, topic: String, template: String, unit: String?, deviceClass: String?,
-                        stateClass: String?, icon: String? = nil) -> Publication {
-        var w = JSONObjectWriter(capacity: 512)
-        w.add("name", name)
-        w.add("unique_id", "\(objectPrefix)_\(key)")
-        w.add("object_id", "\(objectPrefix)_\(key)")
-        w.add("state_topic", "\(baseTopic)/\(topic)")
-        w.add("value_template", template)
-        if let unit { w.add("unit_of_measurement", unit) }
-        if let deviceClass { w.add("device_class", deviceClass) }
-        if let stateClass { w.add("state_class", stateClass) }
-        if let icon { w.add("icon", icon) }
-        w.add("availability", json: availability())
+    /// An availability entry from one of the gateway's state topics: available while `condition` holds.
+    private func sourceAvailability(topic: String, when condition: String) -> String {
+        var a = JSONObjectWriter(capacity: 160)
+        a.add("topic", "\(baseTopic)/\(topic)")
+        a.add("value_template", "{{ 'online' if \(condition) else 'offline' }}")
+        return a.finish()
+    }
+
+    /// Available only while the gateway is online and, where given, the entity's source is too.
+    private func availability(_ w: inout JSONObjectWriter, _ source: String? = nil) {
+        var gateway = JSONObjectWriter(capacity: 128)
+        gateway.add("topic", "\(baseTopic)/status")
+        gateway.add("payload_available", "online")
+        gateway.add("payload_not_available", "offline")
+        w.add("availability", json: "[" + ([gateway.finish()] + (source.map { [$0] } ?? [])).joined(separator: ",") + "]")
         w.add("availability_mode", "all")
-        w.add("device", json: gatewayDevice())
-        return Publication(topic: "\(discoveryPrefix)/sensor/\(objectPrefix)_\(key)/config", payload: w.finish(), retain: true,
-                           absolute: true)
-    }
-
-    /// The gateway's own entities.
-    public func gatewayConfigs() -> [Publication] {
-        var configs = [
-            sensor("heart_rate", name: "Heart rate", topic: "heart_rate", template: "{{ value_json.bpm }}", unit: "bpm",
-                   deviceClass: nil, stateClass: "measurement", icon: "mdi:heart-pulse"),
-            sensor("zone", name: "Heart-rate zone", topic: "heart_rate", template: "{{ value_json.zone }}", unit: nil,
-                   deviceClass: nil, stateClass: "measurement", icon: "mdi:speedometer"),
-            sensor("speed", name: "Speed", topic: "gps", template: "{{ value_json.speed_mps }}", unit: "m/s",
-                   deviceClass: "speed", stateClass: "measurement"),
-            sensor("distance", name: "Ride distance", topic: "ride", template: "{{ value_json.distance_m }}", unit: "m",
-                   deviceClass: "distance", stateClass: "total_increasing"),
-            sensor("sunset", name: "Sunset", topic: "sun", template: "{{ value_json.sunset }}", unit: nil,
-                   deviceClass: "timestamp", stateClass: nil),
-            sensor("time_to_sunset", name: "Time to sunset", topic: "sun", template: "{{ value_json.seconds_to_sunset }}", unit: "s",
-                   deviceClass: "duration", stateClass: nil),
-        ]
-        var tracker = JSONObjectWriter(capacity: 512)
-        tracker.add("name", "Bike")
-        tracker.add("unique_id", "\(objectPrefix)_position")
-        tracker.add("object_id", "\(objectPrefix)_position")
-        tracker.add("json_attributes_topic", "\(baseTopic)/gps")
-        tracker.add("json_attributes_template",
-                    "{{ {'latitude': value_json.lat, 'longitude': value_json.lon, 'gps_accuracy': ((value_json.hdop or 1) * 5) | round(1)} | tojson }}")
-        tracker.add("source_type", "gps")
-        tracker.add("availability", json: availability())
-        tracker.add("availability_mode", "all")
-        tracker.add("device", json: gatewayDevice())
-        configs.append(Publication(topic: "\(discoveryPrefix)/device_tracker/\(objectPrefix)_position/config",
-                                   payload: tracker.finish(), retain: true, absolute: true))
-        return configs
-    }
-
-    /// A strap's battery, as a device of its own reached through the gateway.
-    public func strapConfigs(strapID: String, name: String?) -> [Publication] {
-        var device = JSONObjectWriter(capacity: 160)
-        device.add("identifiers", json: "[\"\(objectPrefix)_strap_\(strapID)\"]")
-        device.add("name", name ?? "Heart-rate strap \(strapID)")
-        device.add("via_device", objectPrefix)
-        var w = JSONObjectWriter(capacity: 512)
-        w.add("name", "Battery")
-        w.add("unique_id", "\(objectPrefix)_strap_\(strapID)_battery")
-        w.add("object_id", "\(objectPrefix)_strap_\(strapID)_battery")
-        w.add("state_topic", "\(baseTopic)/strap/\(strapID)/info")
-        w.add("value_template", "{{ value_json.battery_pct }}")
-        w.add("unit_of_measurement", "%")
-        w.add("device_class", "battery")
-        w.add("state_class", "measurement")
-        let strapAvailability = "{\"topic\":\"\(baseTopic)/strap/\(strapID)/state\","
-            + "\"value_template\":\"{{ 'online' if value_json.state == 'connected' else 'offline' }}\"}"
-        w.add("availability", json: availability(extra: strapAvailability))
-        w.add("availability_mode", "all")
-        w.add("device", json: device.finish())
-        return [Publication(topic: "\(discoveryPrefix)/sensor/\(objectPrefix)_strap_\(strapID)_battery/config",
-                            payload: w.finish(), retain: true, absolute: true)]
     }
 }

@@ -33,6 +33,17 @@ public enum Payloads {
         return json.finish()
     }
 
+    /// Where the bike is, in the attribute names Home Assistant's device tracker reads; only ever sent with a
+    /// position. `gps_accuracy` is an estimate, 5 m × HDOP (5 m when the receiver gives no HDOP).
+    public static func position(latitude: Double, longitude: Double, hdop: Double?, ts: Timestamp) -> String {
+        var json = JSONObjectWriter(capacity: 96)
+        json.add("ts", ts.iso8601)
+        json.add("latitude", latitude, decimals: 7)
+        json.add("longitude", longitude, decimals: 7)
+        json.add("gps_accuracy", 5 * (hdop ?? 1), decimals: 1)
+        return json.finish()
+    }
+
     public static func ride(_ ride: RideTracker.Summary, secondsInZone: [Double], ts: Timestamp, seq: Int) -> String {
         var json = JSONObjectWriter()
         json.add("ts", ts.iso8601)

@@ -27,9 +27,11 @@ public enum SourceEvent: Sendable {
 
 public enum StrapState: String, Sendable {
     case searching, connecting, connected, lost
+    /// The gateway stopped in order and let the strap go (the last retained state after a stop).
+    case stopped
 }
 
-public enum GPSDeviceState: String, Sendable {
+public enum GPSDeviceState: String, Sendable, CaseIterable {
     /// Fixes with a position are arriving.
     case ok
     /// Valid NMEA, but no position yet (cold start, indoors).
@@ -38,6 +40,8 @@ public enum GPSDeviceState: String, Sendable {
     case noDevice = "no_device"
     /// The device is open but nothing parseable arrives (wrong baud, wiring).
     case noData = "no_data"
+    /// The gateway stopped in order and closed the device (the last retained state after a stop).
+    case stopped
 }
 
 /// What a strap says about itself over GATT.

@@ -90,27 +90,4 @@ import Testing
         let bad = try ChildProcess(RidegateAppTestsPaths.executable, ["sun", "--lat", "91", "--lon", "0"], captureOutput: true)
         #expect(await bad.waitForExit(timeout: 10).flatMap(ChildProcess.exitCode) != 0)
     }
-
-    @Test("Home Assistant discovery is announced, and again when Home Assistant says it is online")
-    func homeAssistantDiscovery() async throws {
-        let broker = try MosquittoBroker()
-        let sub = try MQTTSubscriber(port: broker.port, topic: "homeassistant/+/+/config")
-        let demo = try ChildProcess(RidegateAppTestsPaths.executable,
-                                    ["demo", "--broker", "127.0.0.1:\(broker.port)", "--speed", "20", "--device-id", "ha"], captureOutput: true)
-        let tracker = "homeassistant/device_tracker/ridegate_ha_position/config"
-        let battery = "homeassistant/sensor/ridegate_ha_strap_demo-strap_battery/config"
-        // 6 sensors, the tracker, the strap's battery (a config may arrive twice around the first connect)
-        let first = await sub.wait(timeout: 10) { m in m.contains { $0.topic == tracker } && m.contains { $0.topic == battery } }
-        #expect(first.contains { $0.topic == tracker })
-        #expect(first.contains { $0.topic == battery })
-        #expect(Set(first.map(\.topic)).count >= 8)
-        let birth = try ChildProcess(try Executables.find("mosquitto_pub", hint: "apt-get install mosquitto-clients").path,
-                                     ["-h", "127.0.0.1", "-p", String(broker.port), "-t", "homeassistant/status", "-m", "online"])
-        _ = await birth.waitForExit(timeout: 5)
-        let trackersBefore = first.filter { $0.topic == tracker }.count
-        let again = await sub.wait(timeout: 10) { $0.filter { $0.topic == tracker }.count > trackersBefore }
-        #expect(again.filter { $0.topic == tracker }.count > trackersBefore)
-        demo.signal(SIGTERM)
-        _ = await demo.waitForExit(timeout: 5)
-    }
 }

@@ -107,4 +107,51 @@ import Testing
         #expect(healthCount(30) == 0)
         #expect(healthCount(60) == 1)
     }
+
+    @Test("The tracker's position goes out only with a position, at most every positionInterval of GPS time")
+    func positionOnlyWithAFix() throws {
+        var c = core()
+        let t0 = 1_782_057_600.0
+        func fix(_ dt: Double, lat: Double?) -> GPSFix {
+            GPSFix(time: Timestamp(secondsSince1970: t0 + dt), mode: lat == nil ? .noFix : .threeD, latitude: lat, longitude: lat.map { _ in -105 })
+        }
+        #expect(!publications(c.handle(.gpsFix(fix(0, lat: nil), at: at(0)))).contains { $0.topic == "position" })
+        let first = try #require(publications(c.handle(.gpsFix(fix(1, lat: 40), at: at(1)))).first { $0.topic == "position" })
+        #expect(first.retain && first.sequence == nil)
+        #expect(first.payload == #"{"ts":"2026-06-21T16:00:01.000Z","latitude":40,"longitude":-105,"gps_accuracy":5}"#)
+        #expect(!publications(c.handle(.gpsFix(fix(3, lat: 40.001), at: at(3)))).contains { $0.topic == "position" })
+        #expect(!publications(c.handle(.gpsFix(fix(6, lat: nil), at: at(6)))).contains { $0.topic == "position" })
+        #expect(publications(c.handle(.gpsFix(fix(6.5, lat: 40.002), at: at(6.5)))).contains { $0.topic == "position" })
+    }
+
+    @Test("An orderly stop: final ride summary, every device stopped (retained), a last health; the demo also removes its discovery")
+    func shutdownLeavesNothingClaimingLife() throws {
+        var settings = GatewayCore.Settings(zones: .percentOfMax(190, percentages: [50, 60, 70, 80, 90]), zoneDwellSeconds: 0)
+        var discovery = HomeAssistantDiscovery(discoveryPrefix: "homeassistant", baseTopic: "ridegate/demo", deviceID: "demo", version: "1")
+        discovery.removeAtStop = true
+        settings.homeAssistant = discovery
+        var c = GatewayCore(settings: settings)
+        _ = c.handle(.gpsFix(GPSFix(time: Timestamp(secondsSince1970: 1_782_057_600), mode: .threeD, latitude: 40, longitude: -105), at: at(1)))
+        _ = c.handle(.strapState(strap: "s1", .connected, at: at(2)))
+        _ = c.handle(.strapDetails(strap: "s1", StrapDetails(name: "H10", bodyLocation: nil, batteryPercent: 80), at: at(3)))
+        let out = allPublications(c.shutdownEffects(at: at(4)))
+        #expect(out.first?.topic == "ride")
+        let gps = try #require(out.first { $0.topic == "gps/state" })
+        #expect(gps.retain && gps.payload.contains(#""state":"stopped""#))
+        let strap = try #require(out.first { $0.topic == "strap/s1/state" })
+        #expect(strap.retain && strap.payload.contains(#""state":"stopped""#))
+        let health = try #require(out.first { $0.topic == "health" })
+        #expect(health.retain && health.payload.contains(#""gps_state":"stopped""#))
+        let removed = out.filter(\.absolute)
+        #expect(removed.count == 9 && removed.allSatisfy { $0.payload.isEmpty && $0.retain })
+        #expect(removed.contains { $0.topic == "homeassistant/sensor/ridegate_demo_strap_s1_battery/config" })
+
+        // The daemon keeps its entities (they show unavailable through the offline status).
+        var kept = core()
+        _ = kept.handle(.gpsState(.noDevice, at: at(1)))
+        let daemon = allPublications(kept.shutdownEffects(at: at(2)))
+        #expect(!daemon.contains { $0.absolute })
+        #expect(daemon.contains { $0.topic == "gps/state" && $0.payload.contains("stopped") })
+        #expect(!daemon.contains { $0.topic.hasPrefix("strap/") })
+    }
 }

@@ -1,68 +1,92 @@
 import Foundation
 import RidegateCore
+import RidegateTestSupport
 import Testing
 
-/// The discovery payloads use only keys Home Assistant documents for MQTT sensors and device trackers
-/// (full names, no abbreviations), and have what each platform requires.
+/// The discovery configs against Home Assistant's documented schema (`HomeAssistantSchema`), and the rules
+/// that are ridegate's own: what is announced for which feature, expiry, per-source availability, removal.
 @Suite struct HomeAssistantDiscoveryTests {
-    static let sensorKeys: Set<String> = [
-        "availability", "availability_mode", "availability_template", "availability_topic", "device", "device_class",
-        "enabled_by_default", "encoding", "entity_category", "entity_picture", "expire_after", "force_update", "icon",
-        "json_attributes_template", "json_attributes_topic", "last_reset_value_template", "name", "object_id", "options",
-        "payload_available", "payload_not_available", "platform", "qos", "state_class", "state_topic",
-        "suggested_display_precision", "unique_id", "unit_of_measurement", "value_template", "origin",
-    ]
-    static let trackerKeys: Set<String> = [
-        "availability", "availability_mode", "availability_template", "availability_topic", "device", "icon",
-        "json_attributes_template", "json_attributes_topic", "name", "object_id", "payload_available", "payload_home",
-        "payload_not_available", "payload_not_home", "payload_reset", "platform", "qos", "source_type", "state_topic",
-        "unique_id", "value_template", "origin",
-    ]
-    static let deviceKeys: Set<String> = [
-        "configuration_url", "connections", "hw_version", "identifiers", "manufacturer", "model", "model_id", "name",
-        "serial_number", "suggested_area", "sw_version", "via_device",
-    ]
-    static let availabilityKeys: Set<String> = ["payload_available", "payload_not_available", "topic", "value_template"]
-
     let discovery = HomeAssistantDiscovery(discoveryPrefix: "homeassistant", baseTopic: "ridegate/bike", deviceID: "bike", version: "0.1.0")
 
     func object(_ p: Publication) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(p.payload.utf8)) as? [String: Any])
     }
 
-    @Test("Gateway sensors and the GPS tracker: documented keys, required keys, availability on the gateway status")
-    func gatewayConfigs() throws {
+    func config(_ configs: [Publication], _ key: String) throws -> [String: Any] {
+        try object(try #require(configs.first { $0.topic.hasSuffix("/ridegate_bike_\(key)/config") }, "no config for \(key)"))
+    }
+
+    @Test("Every gateway config passes Home Assistant's schema: default_entity_id in its domain, origin, no object_id")
+    func gatewayConfigsFollowTheSchema() throws {
         let configs = discovery.gatewayConfigs()
-        #expect(configs.count == 7)
+        #expect(configs.count == 8)
         #expect(Set(configs.map(\.topic)).count == configs.count)
         for p in configs {
-            #expect(p.retain && p.absolute)
+            #expect(p.retain && p.absolute && !p.payload.isEmpty)
+            #expect(HomeAssistantSchema.problems(topic: p.topic, payload: p.payload) == [])
             let json = try object(p)
-            let isTracker = p.topic.hasPrefix("homeassistant/device_tracker/")
-            #expect(isTracker || p.topic.hasPrefix("homeassistant/sensor/"))
-            #expect(p.topic.hasSuffix("/config"))
-            let allowed = isTracker ? Self.trackerKeys : Self.sensorKeys
-            #expect(Set(json.keys).isSubset(of: allowed), "\(p.topic): \(Set(json.keys).subtracting(allowed))")
-            #expect(json["unique_id"] is String && json["name"] is String)
-            if !isTracker { #expect((json["state_topic"] as? String)?.hasPrefix("ridegate/bike/") == true) }
-            let device = try #require(json["device"] as? [String: Any])
-            #expect(Set(device.keys).isSubset(of: Self.deviceKeys))
-            #expect(device["identifiers"] as? [String] == ["ridegate_bike"])
+            let component = p.topic.split(separator: "/")[1]
+            let objectID = p.topic.split(separator: "/")[2]
+            #expect(json["default_entity_id"] as? String == "\(component).\(objectID)")
+            #expect(json["unique_id"] as? String == String(objectID))
+            let origin = try #require(json["origin"] as? [String: Any])
+            #expect(origin["name"] as? String == "ridegate" && origin["sw_version"] as? String == "0.1.0")
+            #expect((json["device"] as? [String: Any])?["identifiers"] as? [String] == ["ridegate_bike"])
             let availability = try #require(json["availability"] as? [[String: Any]])
             #expect(availability.first?["topic"] as? String == "ridegate/bike/status")
-            #expect(availability.allSatisfy { Set($0.keys).isSubset(of: Self.availabilityKeys) })
             #expect(json["availability_mode"] as? String == "all")
         }
-        let tracker = try object(try #require(configs.first { $0.topic.contains("device_tracker") }))
+    }
+
+    @Test("Readings that arrive continuously expire; the rest do not")
+    func expiry() throws {
+        var limited = discovery
+        limited.heartRateInterval = 10 // max_heart_rate_per_s = 0.1
+        let configs = discovery.gatewayConfigs()
+        #expect(try config(configs, "heart_rate")["expire_after"] as? Int == 15)
+        #expect(try config(configs, "zone")["expire_after"] as? Int == 15)
+        #expect(try config(configs, "speed")["expire_after"] as? Int == 15)
+        for key in ["distance", "sunset", "time_to_sunset", "gps_state"] { #expect(try config(configs, key)["expire_after"] == nil, "\(key)") }
+        // Three of the slowest allowed messages, so a rate limit never makes a live value look stale.
+        #expect(try config(limited.gatewayConfigs(), "heart_rate")["expire_after"] as? Int == 30)
+    }
+
+    @Test("Speed is unavailable without a fix; the tracker while the GPS is gone; its position has its own topic")
+    func perSourceAvailability() throws {
+        let configs = discovery.gatewayConfigs()
+        let speed = try #require(try config(configs, "speed")["availability"] as? [[String: Any]])
+        #expect(speed.count == 2)
+        #expect(speed[1]["topic"] as? String == "ridegate/bike/gps/state")
+        #expect((speed[1]["value_template"] as? String)?.contains("value_json.state == 'ok'") == true)
+        let tracker = try config(configs, "position")
+        #expect(tracker["json_attributes_topic"] as? String == "ridegate/bike/position")
         #expect(tracker["source_type"] as? String == "gps")
-        #expect(tracker["json_attributes_topic"] as? String == "ridegate/bike/gps")
+        let trackerAvailability = try #require(tracker["availability"] as? [[String: Any]])
+        #expect((trackerAvailability.last?["value_template"] as? String)?.contains("('ok', 'no_fix')") == true)
+        let gpsState = try config(configs, "gps_state")
+        #expect(gpsState["options"] as? [String] == ["ok", "no_fix", "no_device", "no_data", "stopped"])
+    }
+
+    @Test("Only what is enabled is announced; the configs of what is off are sent empty, so Home Assistant removes them")
+    func disabledFeaturesAreRemoved() throws {
+        var noSensors = discovery
+        noSensors.features = .init(heartRate: false, gps: false, sun: true)
+        let configs = noSensors.gatewayConfigs()
+        #expect(configs.count == 8)
+        let announced = configs.filter { !$0.payload.isEmpty }.map(\.topic).sorted()
+        #expect(announced == ["homeassistant/sensor/ridegate_bike_sunset/config", "homeassistant/sensor/ridegate_bike_time_to_sunset/config"])
+        for p in configs where p.payload.isEmpty { #expect(p.retain && p.absolute) }
+        var nothing = discovery
+        nothing.features = .init(heartRate: false, gps: false, sun: false)
+        #expect(nothing.gatewayConfigs().allSatisfy { $0.payload.isEmpty })
     }
 
     @Test("A strap is its own device, reached through the gateway, available only while connected")
     func strapConfigs() throws {
         let p = try #require(discovery.strapConfigs(strapID: "f1f2f3f4f5f6", name: "Polar H10").first)
+        #expect(HomeAssistantSchema.problems(topic: p.topic, payload: p.payload) == [])
         let json = try object(p)
-        #expect(Set(json.keys).isSubset(of: Self.sensorKeys))
+        #expect(json["default_entity_id"] as? String == "sensor.ridegate_bike_strap_f1f2f3f4f5f6_battery")
         let device = try #require(json["device"] as? [String: Any])
         #expect(device["via_device"] as? String == "ridegate_bike")
         #expect(device["name"] as? String == "Polar H10")
@@ -70,5 +94,40 @@ import Testing
         #expect(availability.count == 2)
         #expect(availability[1]["topic"] as? String == "ridegate/bike/strap/f1f2f3f4f5f6/state")
         #expect(json["device_class"] as? String == "battery")
+    }
+
+    @Test("Entity ids are Home Assistant slugs whatever the device id: lower case, [a-z0-9_]")
+    func entityIDs() {
+        #expect(HomeAssistantDiscovery.entityID(component: "sensor", objectID: "ridegate_Pi-Demo_heart_rate") == "sensor.ridegate_pi_demo_heart_rate")
+        #expect(HomeAssistantDiscovery.entityID(component: "sensor", objectID: "ridegate_bike_strap_demo-strap_battery")
+            == "sensor.ridegate_bike_strap_demo_strap_battery")
+        #expect(HomeAssistantDiscovery.entityID(component: "device_tracker", objectID: "ridegate__x--y_") == "device_tracker.ridegate_x_y")
+        let odd = HomeAssistantDiscovery(discoveryPrefix: "homeassistant", baseTopic: "ridegate/My-Bike", deviceID: "My-Bike", version: "1")
+        for p in odd.gatewayConfigs() + odd.strapConfigs(strapID: "demo-strap", name: nil) {
+            #expect(HomeAssistantSchema.problems(topic: p.topic, payload: p.payload) == [])
+        }
+    }
+
+    @Test("Removal covers every gateway entity and the given straps")
+    func removals() {
+        let removals = discovery.removals(straps: ["demo-strap"])
+        #expect(removals.count == 9)
+        #expect(removals.allSatisfy { $0.payload.isEmpty && $0.retain && $0.absolute })
+        #expect(Set(removals.map(\.topic)) == Set(discovery.gatewayConfigs().map(\.topic) + discovery.strapConfigs(strapID: "demo-strap", name: nil).map(\.topic)))
+    }
+
+    @Test("The schema checker itself refuses what Home Assistant refuses")
+    func checkerRefuses() {
+        let base = #"{"unique_id":"u","default_entity_id":"sensor.u","name":"n","state_topic":"a/b","device":{"identifiers":["d"]},"origin":{"name":"o"}"#
+        let t = "homeassistant/sensor/u/config"
+        #expect(HomeAssistantSchema.problems(topic: t, payload: base + "}") == [])
+        #expect(!HomeAssistantSchema.problems(topic: t, payload: base + #","object_id":"u"}"#).isEmpty)
+        #expect(!HomeAssistantSchema.problems(topic: t, payload: base.replacingOccurrences(of: "sensor.u", with: "binary_sensor.u") + "}").isEmpty)
+        #expect(!HomeAssistantSchema.problems(topic: t, payload: base + #","device_class":"speed","unit_of_measurement":"bpm"}"#).isEmpty)
+        #expect(!HomeAssistantSchema.problems(topic: t, payload: base + #","device_class":"timestamp","state_class":"measurement"}"#).isEmpty)
+        #expect(!HomeAssistantSchema.problems(topic: t, payload: base + #","device_class":"distance","unit_of_measurement":"m","state_class":"total_increasing","expire_after":0}"#).isEmpty)
+        #expect(!HomeAssistantSchema.problems(topic: t, payload: base + #","stat_t":"a/b"}"#).isEmpty)
+        #expect(!HomeAssistantSchema.problems(topic: t, payload: base.replacingOccurrences(of: #","origin":{"name":"o"}"#, with: "") + "}").isEmpty)
+        #expect(!HomeAssistantSchema.problems(topic: "homeassistant/sensor/u.x/config", payload: base + "}").isEmpty)
     }
 }

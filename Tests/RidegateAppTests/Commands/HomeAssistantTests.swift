@@ -1,0 +1,123 @@
+import Foundation
+import RidegateTestSupport
+import Testing
+
+/// What Home Assistant sees of the built binary, through a real mosquitto: every discovery config against
+/// its documented schema, only enabled features announced, stale values, retained states after a stop, and
+/// the demo kept out of the real gateway's namespace.
+@Suite(.serialized) struct HomeAssistantTests {
+    static let gatewayKeys = ["heart_rate", "zone", "speed", "distance", "gps_state", "position", "sunset", "time_to_sunset"]
+
+    static func configs(_ messages: [MQTTSubscriber.Message]) -> [MQTTSubscriber.Message] {
+        messages.filter { $0.topic.hasPrefix("homeassistant/") && $0.topic.hasSuffix("/config") }
+    }
+
+    static func schemaProblems(_ messages: [MQTTSubscriber.Message]) -> [String] {
+        configs(messages).filter { !$0.payload.isEmpty }.flatMap { HomeAssistantSchema.problems(topic: $0.topic, payload: $0.payload) }
+    }
+
+    @Test("The demo: every config passes the schema; its own id; after SIGTERM no discovery and no state claiming life")
+    func demo() async throws {
+        let broker = try MosquittoBroker()
+        let sub = try MQTTSubscriber(port: broker.port, topic: "#")
+        let demo = try ChildProcess(RidegateAppTestsPaths.executable,
+                                    ["demo", "--broker", "127.0.0.1:\(broker.port)", "--speed", "20"], captureOutput: true)
+        let messages = await sub.wait(timeout: TestTime.seconds(15)) { m in
+            Set(Self.configs(m).filter { !$0.payload.isEmpty }.map(\.topic)).count == 9
+                && m.contains { $0.topic.hasSuffix("/position") } && m.contains { $0.topic.hasSuffix("/heart_rate") && $0.json["zone"] is Int }
+        }
+        // Its own namespace: <host name>-demo, never the host name the real gateway uses.
+        let status = try #require(messages.first { $0.topic.hasPrefix("ridegate/") && $0.topic.hasSuffix("/status") }?.topic)
+        let base = String(status.dropLast("/status".count))
+        let id = String(base.dropFirst("ridegate/".count))
+        #expect(id.hasSuffix("-demo") && id.count > "-demo".count, "device id \(id)")
+
+        let announced = Self.configs(messages).filter { !$0.payload.isEmpty }
+        #expect(Set(announced.map(\.topic)).count == 9, "\(Set(announced.map(\.topic)).sorted())")
+        #expect(Self.schemaProblems(messages) == [])
+        for key in Self.gatewayKeys {
+            #expect(announced.contains { $0.topic.hasSuffix("/ridegate_\(id)_\(key)/config") }, "\(key) not announced")
+        }
+        #expect(announced.allSatisfy { !$0.payload.contains("\"object_id\"") })
+        let byKey = { (key: String) in announced.first { $0.topic.hasSuffix("_\(key)/config") }?.json ?? [:] }
+        for key in ["heart_rate", "zone", "speed"] { #expect((byKey(key)["expire_after"] as? Int ?? 0) >= 15, "\(key) does not expire") }
+        let slug = id.lowercased().replacingOccurrences(of: "-", with: "_")
+        #expect(byKey("heart_rate")["default_entity_id"] as? String == "sensor.ridegate_\(slug)_heart_rate")
+        #expect(byKey("position")["default_entity_id"] as? String == "device_tracker.ridegate_\(slug)_position")
+        #expect(byKey("position")["json_attributes_topic"] as? String == "\(base)/position")
+
+        // The tracker's topic carries a position or nothing: never a null one.
+        let positions = messages.filter { $0.topic == "\(base)/position" }
+        #expect(!positions.isEmpty)
+        #expect(positions.allSatisfy { $0.json["latitude"] is Double && $0.json["longitude"] is Double && $0.json["gps_accuracy"] is Double })
+
+        // Home Assistant's birth message brings the configs again.
+        let trackerTopic = "homeassistant/device_tracker/ridegate_\(id)_position/config"
+        let before = sub.messages.filter { $0.topic == trackerTopic }.count
+        let birth = try ChildProcess(try Executables.find("mosquitto_pub", hint: "apt-get install mosquitto-clients").path,
+                                     ["-h", "127.0.0.1", "-p", String(broker.port), "-t", "homeassistant/status", "-m", "online"])
+        _ = await birth.waitForExit(timeout: 5)
+        let again = await sub.wait(timeout: TestTime.seconds(10)) { $0.filter { $0.topic == trackerTopic }.count > before }
+        #expect(again.filter { $0.topic == trackerTopic }.count > before)
+
+        demo.signal(SIGTERM)
+        #expect(await demo.waitForExit(timeout: TestTime.seconds(5)).flatMap(ChildProcess.exitCode) == 0)
+        let retained = try await MQTTSubscriber.retained(port: broker.port, topic: "#")
+        #expect(!retained.isEmpty)
+        #expect(!retained.contains { $0.topic.hasPrefix("homeassistant/") }, "left behind: \(retained.filter { $0.topic.hasPrefix("homeassistant/") }.map(\.topic))")
+        let value = { (topic: String) in retained.first { $0.topic == "\(base)/\(topic)" } }
+        #expect(value("status")?.payload == "offline")
+        #expect(value("gps/state")?.json["state"] as? String == "stopped")
+        #expect(value("strap/demo-strap/state")?.json["state"] as? String == "stopped")
+        #expect(value("health")?.json["gps_state"] as? String == "stopped")
+        #expect(value("position")?.json["latitude"] is Double)
+    }
+
+    @Test("GPS and heart rate off: only the sun is announced, and what an earlier run announced is removed")
+    func disabledFeatures() async throws {
+        let broker = try MosquittoBroker()
+        let publish = try Executables.find("mosquitto_pub", hint: "apt-get install mosquitto-clients").path
+        // What an earlier release (with object_id) left retained for this gateway.
+        for (component, key) in [("sensor", "heart_rate"), ("device_tracker", "position")] {
+            let old = #"{"name":"old","unique_id":"ridegate_solo_\#(key)","object_id":"ridegate_solo_\#(key)","state_topic":"ridegate/solo/x"}"#
+            let pub = try ChildProcess(publish, ["-h", "127.0.0.1", "-p", String(broker.port), "-r",
+                                                 "-t", "homeassistant/\(component)/ridegate_solo_\(key)/config", "-m", old])
+            #expect(await pub.waitForExit(timeout: 5).flatMap(ChildProcess.exitCode) == 0)
+        }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rg-ha-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let config = dir + "/ridegate.toml"
+        try """
+            device_id = "solo"
+            state_directory = "\(dir)/state"
+            [mqtt]
+            host = "127.0.0.1"
+            port = \(broker.port)
+            [gps]
+            enabled = false
+            [heart_rate]
+            enabled = false
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+
+        // -R: only what this run publishes, not the stale configs above.
+        let sub = try MQTTSubscriber(port: broker.port, topic: "#", extraArguments: ["-R"])
+        let daemon = try ChildProcess(RidegateAppTestsPaths.executable, ["run", "--config", config], captureOutput: true)
+        let messages = await sub.wait(timeout: TestTime.seconds(10)) { m in
+            Self.configs(m).filter { $0.payload.isEmpty }.count >= 6 && Self.configs(m).contains { $0.topic.hasSuffix("_time_to_sunset/config") }
+        }
+        #expect(Self.schemaProblems(messages) == [])
+        let retained = try await MQTTSubscriber.retained(port: broker.port, topic: "homeassistant/#")
+        #expect(retained.map(\.topic).sorted() == ["homeassistant/sensor/ridegate_solo_sunset/config",
+                                                   "homeassistant/sensor/ridegate_solo_time_to_sunset/config"])
+        #expect(Self.schemaProblems(retained) == [])
+
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit(timeout: TestTime.seconds(5)).flatMap(ChildProcess.exitCode) == 0)
+        let after = try await MQTTSubscriber.retained(port: broker.port, topic: "ridegate/solo/#")
+        #expect(after.first { $0.topic == "ridegate/solo/status" }?.payload == "offline")
+        // No GPS ran: nothing says anything about one.
+        #expect(!after.contains { $0.topic == "ridegate/solo/gps/state" || $0.topic == "ridegate/solo/position" })
+        // The daemon keeps its entities across a stop; they show unavailable through the offline status.
+        #expect(try await MQTTSubscriber.retained(port: broker.port, topic: "homeassistant/#").count == 2)
+    }
+}
