@@ -154,4 +154,23 @@ import Testing
         #expect(daemon.contains { $0.topic == "gps/state" && $0.payload.contains("stopped") })
         #expect(!daemon.contains { $0.topic.hasPrefix("strap/") })
     }
+
+    @Test("Rate limit: within the interval readings are held back and counted; the next one out is the newest")
+    func rateLimitCoalesces() throws {
+        var settings = GatewayCore.Settings(zones: .percentOfMax(190, percentages: [50, 60, 70, 80, 90]), zoneDwellSeconds: 0)
+        settings.heartRateMinimumInterval = 1
+        var c = GatewayCore(settings: settings)
+        var sent: [Publication] = []
+        for (i, t) in [0.0, 0.25, 0.5, 0.75, 1.0, 1.5].enumerated() {
+            let m = HeartRateMeasurement(beatsPerMinute: 100 + i, sensorContact: .detected)
+            sent += publications(c.handle(.heartRate(strap: "s1", m, at: at(t)))).filter { $0.topic == "heart_rate" }
+        }
+        #expect(sent.count == 2)
+        #expect(sent.map(\.sequence) == [1, 2]) // no gaps in seq: held-back readings take no number
+        #expect(sent[1].payload.contains(#""bpm":104"#))
+        #expect(c.coalesced["heart_rate"] == 4)
+        c.healthInterval = 0
+        let health = try #require(allPublications(c.handle(.watchdogTick(at: at(2)))).first { $0.topic == "health" })
+        #expect(health.payload.contains(#""coalesced":4"#))
+    }
 }

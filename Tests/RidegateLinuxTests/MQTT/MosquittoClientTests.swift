@@ -62,4 +62,29 @@ import Testing
         await c.shutdown()
         #expect(ContinuousClock.now - start < .seconds(2))
     }
+
+    @Test("A reading leaves the spool when the broker acknowledges it, not before and not never")
+    func acknowledgedReadingsLeaveTheSpool() async throws {
+        let broker = try MosquittoBroker()
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("rg-ack-\(UUID().uuidString).sqlite").path
+        let spool = try SQLiteSpool(path: path, maximumBytes: 10_000_000)
+        let settings = MQTTSettings(host: "127.0.0.1", port: broker.port, clientID: "ack-test", keepaliveSeconds: 5,
+                                    reconnectMinSeconds: 1, reconnectMaxSeconds: 1, statusTopic: "rg/t/status")
+        let c = try MosquittoClient(settings: settings, topicPrefix: "rg/t", store: spool, logger: CapturingLogHandler().logger())
+        let sub = try MQTTSubscriber(port: broker.port, topic: "rg/t/#")
+        try c.start()
+        await sub.wait(timeout: 10) { $0.contains { $0.topic == "rg/t/status" && $0.payload == "online" } }
+        for i in 1...20 { c.publish(Publication(topic: "n", payload: #"{"i":\#(i)}"#, sequence: i)) }
+        let got = await sub.wait(timeout: 10) { $0.filter { $0.topic == "rg/t/n" }.count >= 20 }
+        #expect(got.filter { $0.topic == "rg/t/n" }.compactMap { $0.json["i"] as? Int } == Array(1...20))
+        // The PUBACKs follow the deliveries closely; give them a bounded moment to be processed.
+        var depth: Int64 = -1
+        for _ in 0..<100 {
+            depth = await c.backlog().depth
+            if depth == 0 { break }
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
+        #expect(depth == 0)
+        await c.shutdown()
+    }
 }

@@ -1,0 +1,29 @@
+import RidegateApp
+import RidegateCore
+import RidegateTestSupport
+import Testing
+
+/// The LED sink's promise at an orderly stop (what the unit's ExecStopPost repeats): the lines are driven
+/// low before they are released, so an LED is never left lit by a stopped daemon.
+@Suite struct LEDSinkTests {
+    /// Every call the sink makes, in order.
+    final class RecordingOutput: LEDOutput, @unchecked Sendable {
+        let calls = Observed<[String]>([])
+        func set(_ lines: UInt8) { calls.update { $0.append("set \(lines)") } }
+        func willShow(_ signal: LEDSignal, pattern: BlinkPattern) { calls.update { $0.append("show") } }
+        func release() { calls.update { $0.append("release") } }
+    }
+
+    @Test("Shutdown drives every line low, then releases; nothing is driven after that")
+    func shutdownDrivesLowThenReleases() async {
+        let output = RecordingOutput()
+        let sink = LEDSink(output: output)
+        sink.apply(.showOnLED(.zone(5, of: 5))) // a lit pattern
+        _ = await output.calls.wait(timeout: 5) { $0.contains("set 1") }
+        await sink.shutdown()
+        sink.apply(.showOnLED(.zone(1, of: 5)))
+        let calls = output.calls.current
+        #expect(calls.suffix(2) == ["set 0", "release"], "calls: \(calls)")
+        #expect(calls.filter { $0 == "release" }.count == 1)
+    }
+}
