@@ -17,9 +17,11 @@ import Testing
     @Test("Shutdown drives every line low, then releases; nothing is driven after that")
     func shutdownDrivesLowThenReleases() async {
         let output = RecordingOutput()
-        let sink = LEDSink(output: output)
-        sink.apply(.showOnLED(.zone(5, of: 5))) // a lit pattern
-        _ = await output.calls.wait(timeout: 5) { $0.contains("set 1") }
+        // An RGB LED shows a zone as a steady colour: lit, with no timer that could darken it by chance.
+        let sink = LEDSink(output: output, layout: .rgb)
+        sink.apply(.showOnLED(.zone(5, of: 5)))
+        let lit = await output.calls.wait(timeout: 5) { $0.contains { $0.hasPrefix("set ") && $0 != "set 0" } }
+        #expect(lit.last.map { $0.hasPrefix("set ") && $0 != "set 0" } == true, "calls: \(lit)")
         await sink.shutdown()
         sink.apply(.showOnLED(.zone(1, of: 5)))
         let calls = output.calls.current
