@@ -41,7 +41,8 @@ public enum NMEAFramingError: Error, Equatable, Sendable {
     /// Longer than the limit (NMEA's 82, relaxed for receivers that overrun it).
     case overlong(length: Int)
     case badChecksum(expected: UInt8, computed: UInt8)
-    /// A second `$` inside the sentence: two sentences collided when a byte was lost.
+    /// A second `$` inside the sentence (two sentences collided when a byte was lost), and no whole,
+    /// checksum-valid sentence after it to keep.
     case collided
     /// Bytes outside printable ASCII inside the sentence.
     case binaryJunk
@@ -74,7 +75,12 @@ public enum NMEAFraming {
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "*") { starIndex = index; break }
-            if byte == UInt8(ascii: "$") { return .failure(.collided) }
+            if byte == UInt8(ascii: "$") {
+                // Two sentences collided (a byte was lost): the head has no checksum and is gone, but a whole,
+                // checksum-valid sentence after it is kept, as gpsd's lexer keeps it by resyncing on `$`.
+                if case .success(let tail) = frame(bytes[index...], requireChecksum: true) { return .success(tail) }
+                return .failure(.collided)
+            }
             if byte < 0x20 || byte > 0x7E { return .failure(.binaryJunk) }
             computed ^= byte
             index += 1

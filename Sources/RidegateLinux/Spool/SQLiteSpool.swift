@@ -68,7 +68,8 @@ public final class SQLiteSpool: @unchecked Sendable {
         guard sqlite3_step(insert) == SQLITE_DONE else { throw error("insert") }
         let id = sqlite3_last_insert_rowid(db)
         insertsSinceSizeCheck += 1
-        if insertsSinceSizeCheck >= 1000 {
+        // Three PRAGMAs every hundred readings: cheap, and the bound is never overshot by much.
+        if insertsSinceSizeCheck >= 100 {
             insertsSinceSizeCheck = 0
             try enforceLimit()
         }
@@ -127,9 +128,13 @@ public final class SQLiteSpool: @unchecked Sendable {
         let pageSize = (try? scalar("PRAGMA page_size")) ?? 4096
         let pages = (try? scalar("PRAGMA page_count")) ?? 0
         let free = (try? scalar("PRAGMA freelist_count")) ?? 0
-        guard (pages - free) * pageSize > maximumBytes else { return }
+        let used = (pages - free) * pageSize
+        guard used > maximumBytes, used > 0 else { return }
         let count = depth()
-        let drop = max(1, count / 10) // a tenth at a time keeps the work rare
+        guard count > 0 else { return }
+        // Down to 90 % of the bound, and a tenth at least, so this work stays rare; oldest first.
+        let keep = Int64(Double(count) * 0.9 * Double(maximumBytes) / Double(used))
+        let drop = max(1, count / 10, count - keep)
         try execute("DELETE FROM spool WHERE id IN (SELECT id FROM spool ORDER BY id LIMIT \(drop))")
         dropped += drop
         try execute("INSERT INTO counters (name, value) VALUES ('dropped', \(dropped)) ON CONFLICT(name) DO UPDATE SET value = excluded.value")

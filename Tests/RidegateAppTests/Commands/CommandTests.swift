@@ -87,7 +87,9 @@ import Testing
         #expect(polarJSON["status"] as? String == "polar_day")
         #expect(polarJSON["sunrise"] == nil && polarJSON["sunset"] == nil)
         #expect(polarJSON["solar_noon"] != nil)
+        // A usage error: exit 64 (EX_USAGE) and a message naming the option and its range, not a crash or a hang.
         let bad = try ChildProcess(RidegateAppTestsPaths.executable, ["sun", "--lat", "91", "--lon", "0"], captureOutput: true)
-        #expect(await bad.waitForExit(timeout: 10).flatMap(ChildProcess.exitCode) != 0)
+        #expect(await bad.waitForExit(timeout: 10).flatMap(ChildProcess.exitCode) == 64)
+        #expect(await bad.waitForAllOutput(timeout: 5).contains { $0.contains("'--lat'") && $0.contains("-90 to 90") })
     }
 }

@@ -6,6 +6,8 @@ import Testing
 @Suite struct NMEACommandTests {
     static let captures = Fixtures.gpsdCaptures
 
+    @Test("All 40 captures are there") func corpusComplete() { #expect(Self.captures.count == 40) }
+
     /// The `# Date:` header gpsd assumed before the first RMC/ZDA, as YYYY-MM-DD.
     static func headerDate(_ capture: String) -> String? {
         guard let meta = try? String(contentsOfFile: Fixtures.path("nmea/gpsd/\(capture).meta"), encoding: .utf8),
@@ -32,23 +34,49 @@ import Testing
         let tpvs = try Fixtures.jsonLines("nmea/gpsd/\(capture).tpv.jsonl")
         var problems: [String] = []
         var timesCompared = 0
+        var positionsCompared = 0
+        var epochsOnOurLines = 0
+        let positionSentences: Set<Substring> = ["RMC", "GGA", "GLL", "GNS"]
         for tpv in tpvs {
-            guard let n = tpv["line"] as? Int, let mine = ours[n], mine["valid"] as? Bool == true else { continue }
+            guard let n = tpv["line"] as? Int else { continue }
+            let gpsdHasPosition = tpv["lat"] != nil && positionSentences.contains((tpv["sentence"] as? String ?? "").suffix(3))
+            guard let mine = ours[n], mine["valid"] as? Bool == true else {
+                // gpsd took a position from this line: so must we, unless its status says invalid (no fix by the
+                // fixtures' rule, though gpsd may repeat an earlier position there: mtk-3301 line 36).
+                if gpsdHasPosition, ours[n]?["valid"] as? Bool != false { problems.append("line \(n): gpsd has a position, we have no output") }
+                continue
+            }
+            if gpsdHasPosition {
+                if mine["lat"] == nil { problems.append("line \(n): no lat") } else { positionsCompared += 1 }
+            }
+            // Where gpsd ends an epoch on a line we print, we must give its time. (gpsd often ends an epoch on a
+            // sentence with no fix data, BOD or GSV, which `nmea` does not print: no comparison there.)
+            if tpv["last_for_time"] as? Bool == true, let theirs = tpv["time"] as? String {
+                epochsOnOurLines += 1
+                if let mine = mine["time"] as? String {
+                    timesCompared += 1
+                    // Time of day always; the date too, except where gpsd corrected a week rollover.
+                    if mine.dropFirst(11) != theirs.dropFirst(11) || (mine.prefix(4) >= "2000" && mine.prefix(10) != theirs.prefix(10)) {
+                        problems.append("line \(n) time: \(mine) vs \(theirs)")
+                    }
+                } else {
+                    problems.append("line \(n): gpsd ends an epoch at \(theirs), we give no time")
+                }
+            }
             for (key, tolerance) in [("lat", 1e-7), ("lon", 1e-7), ("speed", 1e-3), ("track", 1e-2), ("alt", 1e-2)] {
                 guard let a = (mine[key] as? NSNumber)?.doubleValue else { continue }
                 guard let b = (tpv[key] as? NSNumber)?.doubleValue else { problems.append("line \(n) \(key): gpsd has none"); continue }
                 if abs(a - b) > tolerance + 1e-9 { problems.append("line \(n) \(key): \(a) vs \(b)") }
             }
-            if tpv["last_for_time"] as? Bool == true, let theirs = tpv["time"] as? String, let mine = mine["time"] as? String {
-                timesCompared += 1
-                // Time of day always; the date too, except where gpsd corrected a week rollover.
-                if mine.dropFirst(11) != theirs.dropFirst(11) || (mine.prefix(4) >= "2000" && mine.prefix(10) != theirs.prefix(10)) {
-                    problems.append("line \(n) time: \(mine) vs \(theirs)")
-                }
-            }
         }
         #expect(problems.isEmpty, "\(capture): \(problems.count) disagreements: \(problems.prefix(6))")
-        _ = timesCompared
+        // Something was compared wherever gpsd had something to compare against.
+        let gpsdPositions = tpvs.filter {
+            $0["lat"] != nil && positionSentences.contains(($0["sentence"] as? String ?? "").suffix(3))
+                && ours[$0["line"] as? Int ?? 0]?["valid"] as? Bool != false
+        }.count
+        #expect(positionsCompared == gpsdPositions, "\(capture): compared \(positionsCompared) of gpsd's \(gpsdPositions) positions")
+        #expect(timesCompared == epochsOnOurLines, "\(capture): compared \(timesCompared) of \(epochsOnOurLines) epoch times")
     }
 
     @Test("The summary counts what was rejected")

@@ -54,9 +54,33 @@ import Testing
             #expect(Set(firsts) == Set(1...top), "\(topic): missing \(Set(1...top).subtracting(firsts).sorted().prefix(10))")
             #expect(firsts == firsts.sorted(), "\(topic): out of order")
         }
+        // A seq names one reading: every copy of it (at least once) is the same reading. A spool lost at the
+        // restart would start seq at 1 again, and those new readings would pass for duplicates above.
+        for topic in ["ridegate/sf/gps", "ridegate/sf/heart_rate"] {
+            var stamps: [Int: Set<String>] = [:]
+            for m in all where m.topic == topic {
+                if let seq = m.json["seq"] as? Int, let ts = m.json["ts"] as? String { stamps[seq, default: []].insert(ts) }
+            }
+            let reused = stamps.filter { $0.value.count > 1 }.keys.sorted()
+            #expect(reused.isEmpty, "\(topic): seq reused for different readings: \(reused.prefix(10))")
+        }
+        // The restarted demo rides the recording from its start again: its first GPS time falls back. Every
+        // reading of the first run, including those spooled during the outage before the SIGKILL, was delivered.
+        var gpsTimes: [(seq: Int, ts: String)] = []
+        var seenGPS = Set<Int>()
+        for m in all where m.topic == "ridegate/sf/gps" {
+            if let seq = m.json["seq"] as? Int, let ts = m.json["ts"] as? String, seenGPS.insert(seq).inserted { gpsTimes.append((seq, ts)) }
+        }
+        gpsTimes.sort { $0.seq < $1.seq }
+        let restart = try #require(zip(gpsTimes, gpsTimes.dropFirst()).first { $0.1.ts < $0.0.ts }?.1.seq, "no restart seen in the GPS times")
+        let lastBeforeOutage = Self.seqs(before, "ridegate/sf/gps").max() ?? 0
+        #expect(restart - 1 > lastBeforeOutage, "the first run spooled nothing during the outage (last delivered \(lastBeforeOutage), restart at \(restart))")
+        #expect(Set(1..<restart).isSubset(of: Set(gpsTimes.map(\.seq))))
+
         let replayed = after.filter { $0.json["replayed"] as? Bool == true }
-        #expect(!replayed.isEmpty)
+        let replayedGPS = replayed.filter { $0.topic == "ridegate/sf/gps" }
+        #expect(!replayedGPS.isEmpty)
         // Replayed GPS readings keep their own (ride) time, not the time of the replay.
-        #expect(replayed.filter { $0.topic == "ridegate/sf/gps" }.allSatisfy { ($0.json["ts"] as? String)?.hasPrefix("2026-06-21T16:0") == true })
+        #expect(replayedGPS.allSatisfy { ($0.json["ts"] as? String)?.hasPrefix("2026-06-21T16:0") == true })
     }
 }

@@ -59,11 +59,11 @@ final class SimulatedStrapLink: StrapLink, @unchecked Sendable {
         let source = HeartRateStrapSource(selector: .auto, link: link, clock: SystemClock(), logger: CapturingLogHandler().logger())
         let task = Task { await source.run(emit: log.append) }
 
-        #expect(await log.wait(timeout: 10) { self.states($0).contains(.connected) }.count > 0)
+        #expect(states(await log.wait(timeout: 10) { self.states($0).contains(.connected) }).contains(.connected))
         let first = await link.peripherals.wait(timeout: 10) { $0.first?.heartRateSubscribed == true }
         first.first?.notifyHeartRate([0x06, 72])
         #expect(await log.wait(timeout: 10) { $0.contains { if case .heartRate(_, let m, _) = $0 { m.beatsPerMinute == 72 } else { false } } }
-            .contains { if case .heartRate = $0 { true } else { false } })
+            .contains { if case .heartRate(_, let m, _) = $0 { m.beatsPerMinute == 72 && m.sensorContact == .detected } else { false } })
 
         link.goAway()
         let lost = await log.wait(timeout: 10) { self.states($0).contains(.lost) }

@@ -82,16 +82,21 @@ import Testing
         #expect(m.rrIntervalsRaw.isEmpty)
     }
 
-    @Test("Every truncation of a full payload is an error or a prefix-consistent reading, never a crash")
+    @Test("Every truncation of a full payload: an error where a field is cut, the readable prefix where whole RR values end")
     func truncations() throws {
+        // flags 0x1F: UINT16 heart rate (260), contact, energy (500 kJ), RR 600 and 601 (1/1024 s).
         let full: [UInt8] = [0x1F, 0x04, 0x01, 0xF4, 0x01, 0x58, 0x02, 0x59, 0x02]
-        for length in 0..<full.count {
+        // The RR flag with no values (length 5) is accepted, a documented choice (docs: the strict fixture rows).
+        let readable: [Int: [UInt16]] = [5: [], 7: [600], 9: [600, 601]]
+        for length in 0...full.count {
             let prefix = Array(full.prefix(length))
-            if let m = try? HeartRateMeasurement(decoding: prefix) {
-                #expect(m.beatsPerMinute == 260)
+            if let rr = readable[length] {
+                let m = try HeartRateMeasurement(decoding: prefix)
+                #expect(m.beatsPerMinute == 260 && m.energyExpendedKilojoules == 500 && m.rrIntervalsRaw == rr, "length \(length)")
+            } else {
+                #expect(throws: HeartRateMeasurementError.self, "length \(length)") { try HeartRateMeasurement(decoding: prefix) }
             }
         }
-        #expect(throws: HeartRateMeasurementError.self) { try HeartRateMeasurement(decoding: [0x1F, 0x04]) }
     }
 
     @Test("The error message names the problem and shows the bytes")

@@ -28,6 +28,17 @@ import Testing
         #expect(frame("$GPRMC,1*4D$GPGGA,1*4D") == .failure(.collided))
     }
 
+    @Test("A whole sentence after a collision is kept (the head is lost), as gpsd keeps it")
+    func collisionTailKept() throws {
+        // From gpsd's triton400 capture, line 12: gpsd reports this GLL's position.
+        let line = "$GPGGA,030130$GPGLL,2638.1728,N,08011.3893,W,030131.000,A,A*41"
+        let tail = try frame(line).get()
+        #expect(tail.address == "GPGLL" && tail.hadChecksum && tail.fieldCount == 8)
+        // The tail must carry a valid checksum: otherwise nothing is kept and the line counts as collided.
+        #expect(frame("$GPGGA,030130$GPGLL,2638.1728,N,08011.3893,W,030131.000,A,A*42") == .failure(.collided))
+        #expect(frame("$GPGGA,030130$GPGLL,2638.1728,N,08011.3893,W,030131.000,A,A") == .failure(.collided))
+    }
+
     @Test("Binary noise before the start delimiter is skipped; inside a sentence it is rejected")
     func junk() throws {
         let noisy: [UInt8] = [0xB5, 0x62, 0x01] + Array("$GPZDA,160012.71,11,03,2004,-1,00*7D".utf8)

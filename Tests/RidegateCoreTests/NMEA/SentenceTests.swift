@@ -28,7 +28,7 @@ import Testing
 
     @Test("RMC status V is no fix")
     func rmcInvalid() throws {
-        guard case .rmc(let r) = try decode(NMEAText.sentence("GPRMC,001901.00,V,,,,,,,020211,,,N")).body else { return }
+        guard case .rmc(let r) = try decode(NMEAText.sentence("GPRMC,001901.00,V,,,,,,,020211,,,N")).body else { Issue.record("not RMC"); return }
         #expect(!r.isValid)
         #expect(r.latitude == nil)
     }
@@ -42,36 +42,36 @@ import Testing
         #expect((g.latitude ?? 0) < 0 && (g.longitude ?? 0) < 0)
         #expect(g.altitudeMSL == 18.893)
         #expect(g.quality == 2 && g.isValid)
-        guard case .gga(let none) = try decode(NMEAText.sentence("GPGGA,001901.00,,,,,0,00,99.99,,,,,,")).body else { return }
+        guard case .gga(let none) = try decode(NMEAText.sentence("GPGGA,001901.00,,,,,0,00,99.99,,,,,,")).body else { Issue.record("not GGA"); return }
         #expect(!none.isValid)
     }
 
     @Test("VTG in the pre-2.0 layout without unit letters")
     func oldVTG() throws {
-        guard case .vtg(let v) = try decode(NMEAText.sentence("GPVTG,054.7,034.4,005.5,010.2")).body else { return }
+        guard case .vtg(let v) = try decode(NMEAText.sentence("GPVTG,054.7,034.4,005.5,010.2")).body else { Issue.record("not VTG"); return }
         #expect(v.trackDegrees == 54.7)
         #expect(abs((v.speedMetersPerSecond ?? 0) - 5.5 * 1852 / 3600) < 1e-9)
     }
 
     @Test("GNS: one mode letter per constellation; all N means no fix")
     func gns() throws {
-        guard case .gns(let g) = try decode(NMEAText.sentence("GNGNS,014035.00,4332.69262,S,17235.48549,E,RR,13,0.9,25.63,11.24,,")).body else { return }
+        guard case .gns(let g) = try decode(NMEAText.sentence("GNGNS,014035.00,4332.69262,S,17235.48549,E,RR,13,0.9,25.63,11.24,,")).body else { Issue.record("not GNS"); return }
         #expect(g.isValid && g.satellitesUsed == 13 && g.altitudeMSL == 25.63)
-        guard case .gns(let n) = try decode(NMEAText.sentence("GNGNS,014035.00,,,,,NN,00,,,,,")).body else { return }
+        guard case .gns(let n) = try decode(NMEAText.sentence("GNGNS,014035.00,,,,,NN,00,,,,,")).body else { Issue.record("not GNS"); return }
         #expect(!n.isValid)
     }
 
     @Test("ZDA carries the full date; GSA the fix type and DOPs")
     func zdaAndGSA() throws {
-        guard case .zda(let z) = try decode(NMEAText.sentence("GPZDA,160012.71,11,03,2004,-1,00")).body else { return }
+        guard case .zda(let z) = try decode(NMEAText.sentence("GPZDA,160012.71,11,03,2004,-1,00")).body else { Issue.record("not ZDA"); return }
         #expect(z.date == CivilDate(year: 2004, month: 3, day: 11))
-        guard case .gsa(let g) = try decode(NMEAText.sentence("GNGSA,A,3,80,71,73,79,69,,,,,,,,1.83,1.09,1.47,2")).body else { return }
+        guard case .gsa(let g) = try decode(NMEAText.sentence("GNGSA,A,3,80,71,73,79,69,,,,,,,,1.83,1.09,1.47,2")).body else { Issue.record("not GSA"); return }
         #expect(g.fixType == 3 && g.satellites == [80, 71, 73, 79, 69] && g.hdop == 1.09 && g.systemID == 2)
     }
 
     @Test("Malformed fields become nil, never values")
     func malformedFields() throws {
-        guard case .rmc(let r) = try decode(NMEAText.sentence("GPRMC,25xx19,A,48x7.038,N,01131.000,Q,abc,084.4,320394,,")).body else { return }
+        guard case .rmc(let r) = try decode(NMEAText.sentence("GPRMC,25xx19,A,48x7.038,N,01131.000,Q,abc,084.4,320394,,")).body else { Issue.record("not RMC"); return }
         #expect(r.timeOfDay == nil)
         #expect(r.latitude == nil)
         #expect(r.longitude == nil)

@@ -46,41 +46,55 @@ import Testing
         return Timestamp(date: date, secondsOfDay: h * 3600 + m * 60 + s).secondsSince1970
     }
 
-    /// Worst errors by latitude band, printed for the issue's report.
-    static let worst = Observed<[String: Double]>([:])
+    static func band(_ latitude: Double) -> String {
+        abs(latitude) >= 66.5 ? "|lat| >= 66.5" : (abs(latitude) < 45 ? "|lat| < 45" : "45 <= |lat| < 66.5")
+    }
+
+    /// Each event of a row: (name, ours, the ephemeris's text).
+    static func events(_ row: Row) -> (day: SunCalculator.Day, pairs: [(String, Timestamp?, String)]) {
+        let day = SunCalculator.day(date: row.date, latitude: row.latitude, longitude: row.longitude)
+        return (day, [
+            ("sunrise", day.sun.rise, row.sunrise), ("sunset", day.sun.set, row.sunset), ("noon", day.solarNoon, row.noon),
+            ("civil dawn", day.civil.rise, row.civilDawn), ("civil dusk", day.civil.set, row.civilDusk),
+        ])
+    }
 
     @Test("The fixture is complete") func fixtureLoaded() { #expect(Self.rows.count == 72) }
 
     @Test("Every fixture row within tolerance, with the right statuses", arguments: rows)
     func matchesEphemeris(row: Row) {
-        let day = SunCalculator.day(date: row.date, latitude: row.latitude, longitude: row.longitude)
+        let (day, pairs) = Self.events(row)
         #expect(day.windowStart.iso8601 == row.windowStart)
         #expect(day.sun.status.rawValue == row.status)
         #expect(day.civil.status.rawValue == row.civilStatus)
-        let polar = abs(row.latitude) >= 66.5
-        let tolerance = polar ? 120.0 : 15.0
-        let band = polar ? "|lat| >= 66.5" : (abs(row.latitude) < 45 ? "|lat| < 45" : "45 <= |lat| < 66.5")
-        let pairs: [(String, Timestamp?, String)] = [
-            ("sunrise", day.sun.rise, row.sunrise), ("sunset", day.sun.set, row.sunset), ("noon", day.solarNoon, row.noon),
-            ("civil dawn", day.civil.rise, row.civilDawn), ("civil dusk", day.civil.set, row.civilDusk),
-        ]
+        let tolerance = abs(row.latitude) >= 66.5 ? 120.0 : 15.0
         for (event, ours, theirs) in pairs {
             let expected = Self.seconds(theirs)
             #expect((ours == nil) == (expected == nil), "\(event): ours \(ours?.iso8601 ?? "none"), ephemeris \(theirs)")
             guard let ours, let expected else { continue }
             let error = abs(ours.secondsSince1970 - expected)
             #expect(error <= tolerance, "\(event) off by \(error) s: \(ours.iso8601) vs \(theirs)")
-            Self.worst.update { $0[band] = max($0[band] ?? 0, error) }
         }
     }
 
-    @Test("Worst error per latitude band is reported and inside the goal")
-    func report() async {
-        // Runs after the rows in practice; each band's worst is checked above, this prints the table.
-        let worst = await Self.worst.wait(timeout: 20) { $0.count == 3 }
-        for (band, error) in worst.sorted(by: { $0.key < $1.key }) {
-            print("sun: worst error \(band): \(String(format: "%.1f", error)) s")
+    /// The accuracy docs/mqtt.md and the README state (2.9 s, 4.5 s, 31 s), with a little room: a change
+    /// that makes the sun worse than documented fails here even while it is inside the wider tolerance.
+    @Test("Worst error per latitude band is inside what the docs state", arguments: [
+        ("|lat| < 45", 3.5), ("45 <= |lat| < 66.5", 5.0), ("|lat| >= 66.5", 35.0),
+    ])
+    func documentedAccuracy(band: String, documented: Double) {
+        var worst = 0.0
+        var events = 0
+        for row in Self.rows where Self.band(row.latitude) == band {
+            for (_, ours, theirs) in Self.events(row).pairs {
+                guard let ours, let expected = Self.seconds(theirs) else { continue }
+                worst = max(worst, abs(ours.secondsSince1970 - expected))
+                events += 1
+            }
         }
+        print("sun: worst error \(band): \(String(format: "%.1f", worst)) s over \(events) events")
+        #expect(events >= 20, "too few events in \(band) to judge")
+        #expect(worst <= documented, "\(band): worst \(worst) s, documented \(documented) s")
     }
 
     @Test("Denver on the June solstice: a long day, noon near 19:00 UTC")

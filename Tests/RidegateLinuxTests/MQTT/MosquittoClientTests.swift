@@ -18,7 +18,10 @@ import Testing
         let sub = try MQTTSubscriber(port: broker.port, topic: "rg/#")
         let c = try client(port: broker.port)
         try c.start()
-        await sub.wait(timeout: 10) { $0.contains { $0.topic == "rg/t/status" && $0.payload == "online" } }
+        let connected = await sub.wait(timeout: 10) { $0.contains { $0.topic == "rg/t/status" && $0.payload == "online" } }
+        #expect(connected.contains { $0.topic == "rg/t/status" && $0.payload == "online" })
+        // Retained: a subscriber arriving after the connect learns the gateway is online.
+        #expect(try await MQTTSubscriber.retained(port: broker.port, topic: "rg/t/status").map(\.payload) == ["online"])
         c.publish(Publication(topic: "heart_rate", payload: #"{"bpm":120}"#))
         let got = await sub.wait(timeout: 10) { $0.contains { $0.topic == "rg/t/heart_rate" } }
         #expect(got.contains { $0.topic == "rg/t/heart_rate" && $0.json["bpm"] as? Int == 120 })

@@ -27,17 +27,27 @@ import Testing
         #expect(reopened.sequences() == ["gps": 41])
     }
 
-    @Test("When full, the oldest readings are dropped and counted, and the count survives a restart")
+    @Test("When full, the oldest readings are dropped and counted: every reading is pending or counted, the bound holds, the count survives a restart")
     func dropOldest() throws {
         let file = path()
+        let bound: Int64 = 1024 * 1024 // spool_max_mb's smallest setting
+        let appended: Int64 = 20_000   // about 5 MB of readings
+        var dropped: Int64 = 0
         do {
-            let spool = try SQLiteSpool(path: file, maximumBytes: 64 * 1024)
+            let spool = try SQLiteSpool(path: file, maximumBytes: bound)
             let payload = String(repeating: "x", count: 200)
-            for _ in 0..<3000 { try spool.append(topic: "heart_rate", payload: payload, qos: 1) }
-            #expect(spool.dropped > 0)
-            #expect(try spool.pending(after: 0, limit: 1).first?.id ?? 0 > 1)
+            for _ in 0..<appended { try spool.append(topic: "heart_rate", payload: payload, qos: 1) }
+            dropped = spool.dropped
+            let depth = spool.depth()
+            #expect(dropped + depth == appended, "dropped \(dropped) + pending \(depth) != \(appended): readings lost uncounted")
+            // The bound: the payloads alone of what is kept fit in it, and it is not emptied either.
+            #expect(depth * 200 <= bound, "\(depth) readings of 200 bytes kept under a \(bound)-byte bound")
+            #expect(depth >= 2500, "only \(depth) kept: dropping far more than the bound asks")
+            // Oldest first: what is left is exactly the newest readings.
+            #expect(try spool.pending(after: 0, limit: 1).first?.id == dropped + 1)
+            #expect(spool.lastID() == appended)
         }
-        #expect(try SQLiteSpool(path: file).dropped > 0)
+        #expect(try SQLiteSpool(path: file).dropped == dropped)
     }
 
     @Test("An unusable path is a clear error, not a crash")
