@@ -60,7 +60,9 @@ udev=$(udevadm verify /usr/lib/udev/rules.d/60-ridegate.rules 2>&1); status=$?
 check "udevadm verify 60-ridegate.rules: exit $status ($(echo "$udev" | tr -s '\n' ' '))" test "$status" -eq 0
 
 check "status online published" wait_for 20 "^$T/status online" /tmp/mqtt.log
-check "health published (retained)" wait_for 40 "^$T/health {" /tmp/mqtt.log
+check "health published" wait_for 40 "^$T/health {" /tmp/mqtt.log
+# Retained: a subscriber that arrives now still gets it.
+check "health retained" bash -c "mosquitto_sub -h localhost -t '$T/health' --retained-only -C 1 -W 5 | grep -q '\"uptime_s\"'"
 
 # A GPS plugged in while the daemon runs: a udev rule gives the VM's second UART the name the packaged
 # rules give USB receivers; the daemon must find it without a restart (and the unit's DeviceAllow must let
@@ -73,10 +75,18 @@ if wait_for 60 "^$T/gps {.*\"lat\":[-0-9]" /tmp/mqtt.log; then pass "GPS fix pub
 else fail "no GPS fix published within 60 s of the GPS appearing"; fi
 check "no restarts so far (NRestarts=$(show NRestarts))" test "$(show NRestarts)" = 0
 
+# DevicePolicy=closed in force: from inside the unit's cgroup (where its device filter applies) a block
+# device cannot be opened, while the same read works outside it.
+cgroup=/sys/fs/cgroup$(show ControlGroup)
+inside=$(bash -c "echo \$\$ > '$cgroup/cgroup.procs' && head -c 1 /dev/vda > /dev/null 2>&1 && echo opened || echo refused")
+outside=$(head -c 1 /dev/vda > /dev/null 2>&1 && echo opened || echo refused)
+check "DevicePolicy=closed: /dev/vda $inside inside the unit's cgroup, $outside outside" test "$inside" = refused -a "$outside" = opened
+
 # A crash: Restart=on-failure brings it back, ExecStopPost runs in between.
 old=$(show MainPID); kill -KILL "$old"; t=$(now)
 for _ in $(seq 100); do pid=$(show MainPID); [ "$pid" != 0 ] && [ "$pid" != "$old" ] && systemctl is-active --quiet ridegate && break; sleep 0.1; done
-check "restarted after SIGKILL in $(since "$t") s (NRestarts=$(show NRestarts))" test "$(show NRestarts)" = 1 -a "$(show MainPID)" != "$old"
+check "restarted after SIGKILL in $(since "$t") s (NRestarts=$(show NRestarts)), active again" \
+    bash -c "[ '$(show NRestarts)' = 1 ] && [ '$(show MainPID)' != '$old' ] && systemctl is-active --quiet ridegate"
 
 # Orderly stop: exit 0, "offline" retained, well inside TimeoutStopSec.
 t=$(now); systemctl stop ridegate; took=$(since "$t")

@@ -38,6 +38,22 @@ import Testing
         #expect(after.last { $0.topic == "ridegate/e2e/status" }?.payload == "offline")
         let log = await demo.waitForOutput(timeout: 5) { $0.contains { $0.contains("stopping") && $0.contains("SIGTERM") } }
         #expect(log.contains { $0.contains("stopping") && $0.contains("SIGTERM") })
+
+        // `health` is retained (a subscriber arriving later gets it) and has every field docs/mqtt.md lists.
+        let retainedHealth = try #require(try await MQTTSubscriber.retained(port: broker.port, topic: "ridegate/e2e/health").first)
+        let health = retainedHealth.json
+        let numbers = ["uptime_s", "clock_offset_s", "strap_reconnects", "coalesced", "spool_depth", "spool_dropped", "mqtt_connects", "replayed"]
+        for key in numbers {
+            // A JSON number (Foundation on Linux reads true/false as numbers too, so look at the text).
+            let text = retainedHealth.payload
+            let value = text.range(of: "\"\(key)\":").map { text[$0.upperBound...].prefix(1) } ?? ""
+            #expect(value == "-" || value.first?.isNumber == true, "health.\(key) is not a number in \(text)")
+        }
+        #expect(health["clock_trusted"] as? Bool == true)
+        #expect(health["gps_state"] as? String == "stopped")
+        #expect(health["mqtt_connects"] as? Int == 1 && health["spool_dropped"] as? Int == 0 && health["strap_reconnects"] as? Int == 0)
+        #expect((health["ts"] as? String)?.hasPrefix("2026-06-21T") == true)
+        #expect(Set(health.keys) == Set(numbers + ["ts", "clock_trusted", "gps_state"]), "undocumented or missing: \(health.keys.sorted())")
     }
 
     @Test("run --check-config: 0 for a valid file, 1 naming line and key for a bad one")
@@ -91,5 +107,30 @@ import Testing
         let bad = try ChildProcess(RidegateAppTestsPaths.executable, ["sun", "--lat", "91", "--lon", "0"], captureOutput: true)
         #expect(await bad.waitForExit(timeout: 10).flatMap(ChildProcess.exitCode) == 64)
         #expect(await bad.waitForAllOutput(timeout: 5).contains { $0.contains("'--lat'") && $0.contains("-90 to 90") })
+    }
+
+    @Test("scan without Bluetooth in the kernel or an adapter: exit 69 and one line saying what is missing, no hang")
+    func scanWithoutBluetooth() async throws {
+        // These machines have no radio (and no AF_BLUETOOTH); the e2e VM scans for real.
+        for arguments in [["scan", "--seconds", "2"], ["scan", "--seconds", "2", "--json"]] {
+            let scan = try ChildProcess(RidegateAppTestsPaths.executable, arguments, captureOutput: true)
+            #expect(await scan.waitForExit(timeout: TestTime.seconds(15)).flatMap(ChildProcess.exitCode) == 69)
+            let output = await scan.waitForAllOutput(timeout: 5)
+            #expect(output.count == 1 && output[0].hasPrefix("ridegate: ") && output[0].contains("Bluetooth"), "\(output)")
+        }
+    }
+
+    @Test("led off (the unit's ExecStopPost): exit 0 with no LED configured; a missing chip is named, exit 69")
+    func ledOff() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rg-led-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try "[led]\nmode = \"off\"\n".write(toFile: "\(dir)/off.toml", atomically: true, encoding: .utf8)
+        try "[led]\nmode = \"single\"\nchip = \"gpiochip9\"\nline = 3\n".write(toFile: "\(dir)/missing.toml", atomically: true, encoding: .utf8)
+        let off = try ChildProcess(RidegateAppTestsPaths.executable, ["led", "off", "--config", "\(dir)/off.toml"], captureOutput: true)
+        #expect(await off.waitForExit(timeout: 10).flatMap(ChildProcess.exitCode) == 0)
+        let missing = try ChildProcess(RidegateAppTestsPaths.executable, ["led", "off", "--config", "\(dir)/missing.toml"], captureOutput: true)
+        #expect(await missing.waitForExit(timeout: 10).flatMap(ChildProcess.exitCode) == 69)
+        let message = await missing.waitForAllOutput(timeout: 5).joined(separator: "\n")
+        #expect(message.contains("line 3 on gpiochip9") && message.contains("gpiodetect"), "\(message)")
     }
 }

@@ -67,4 +67,45 @@ import Testing
         #expect(status.flatMap(ChildProcess.exitCode) == 69)
         #expect(await refused.waitForOutput(timeout: 5) { $0.joined().contains("world-readable") }.joined().contains("world-readable"))
     }
+
+    @Test("A broker whose certificate is from another CA, or for another host name, is never talked to")
+    func tlsRefusesTheWrongBroker() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rg-tls-bad-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try await Self.makeCertificates(in: dir)
+        // A second CA (what ridegate is told to trust), and a certificate from the first CA for another name.
+        try await Self.run("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=another CA",
+                                       "-keyout", "\(dir)/other-ca.key", "-out", "\(dir)/other-ca.crt"])
+        try await Self.run("openssl", ["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=elsewhere.example",
+                                       "-keyout", "\(dir)/elsewhere.key", "-out", "\(dir)/elsewhere.csr"])
+        try "subjectAltName=DNS:elsewhere.example\n".write(toFile: "\(dir)/elsewhere.ext", atomically: true, encoding: .utf8)
+        try await Self.run("openssl", ["x509", "-req", "-in", "\(dir)/elsewhere.csr", "-CA", "\(dir)/ca.crt", "-CAkey", "\(dir)/ca.key",
+                                       "-CAcreateserial", "-days", "2", "-extfile", "\(dir)/elsewhere.ext", "-out", "\(dir)/elsewhere.crt"])
+        let cases: [(name: String, trust: String, certificate: String)] = [
+            ("wrong-ca", "other-ca.crt", "server"),   // right name, signed by a CA ridegate does not trust
+            ("wrong-name", "ca.crt", "elsewhere"),   // trusted CA, but issued for elsewhere.example
+        ]
+        for c in cases {
+            let broker = try MosquittoBroker(extraConfig: """
+                cafile \(dir)/ca.crt
+                certfile \(dir)/\(c.certificate).crt
+                keyfile \(dir)/\(c.certificate).key
+                """)
+            // The test's own subscriber trusts the real CA and skips the name check, so it sees whatever arrives.
+            let sub = try MQTTSubscriber(port: broker.port, topic: "#", extraArguments: ["--cafile", "\(dir)/ca.crt", "--insecure"], host: "localhost")
+            let config = "\(dir)/\(c.name).toml"
+            try "[mqtt]\nca_file = \"\(dir)/\(c.trust)\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+            let demo = try ChildProcess(RidegateAppTestsPaths.executable,
+                                        ["demo", "--config", config, "--broker", "localhost:\(broker.port)", "--speed", "20", "--device-id", c.name],
+                                        captureOutput: true)
+            // The same demo reaches a correct broker within 2 s (tlsAndAuthentication); here nothing may arrive.
+            let got = await sub.wait(timeout: TestTime.seconds(4)) { $0.contains { $0.topic.hasPrefix("ridegate/") } }
+            #expect(!got.contains { $0.topic.hasPrefix("ridegate/") }, "\(c.name): \(got.prefix(3))")
+            // ...and it was the handshake that failed: ridegate did try, and refused the broker's certificate.
+            #expect(broker.logText.contains("OpenSSL Error"), "\(c.name): no failed handshake in the broker's log: \(broker.logText.suffix(400))")
+            demo.signal(SIGTERM)
+            #expect(await demo.waitForExit(timeout: TestTime.seconds(5)).flatMap(ChildProcess.exitCode) == 0)
+            sub.stop()
+        }
+    }
 }

@@ -56,4 +56,14 @@ import Testing
         let families = settings.first { $0.hasPrefix("RestrictAddressFamilies=") } ?? ""
         #expect(families.contains("AF_BLUETOOTH") && families.contains("AF_UNIX") && families.contains("AF_INET"))
     }
+
+    @Test("Both installers create the system user and put it in dialout (the GPS) and gpio (the LED)")
+    func installersGrantDeviceGroups() throws {
+        for file in ["deploy/debian/postinst", "deploy/install.sh"] {
+            let lines = try Self.read(file).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.hasPrefix("#") }
+            #expect(lines.contains { $0.hasPrefix("useradd --system") && $0.hasSuffix(" ridegate") }, "\(file): no system user")
+            #expect(lines.contains("usermod -a -G dialout,gpio ridegate"), "\(file): the user is not put in dialout and gpio")
+            #expect(lines.contains { $0.contains("groupadd") && $0.contains("gpio") }, "\(file): no gpio group where the system has none")
+        }
+    }
 }

@@ -83,4 +83,31 @@ import Testing
         #expect(replay.date == CivilDate(year: 1999, month: 8, day: 22))
         #expect(GPSWeekRollover.corrected(CivilDate(year: 2026, month: 6, day: 21), notBefore: GPSWeekRollover.releaseFloor).eras == 0)
     }
+
+    @Test("Week rollover beyond one era, the four-era cap, and the live floor the daemon uses")
+    func weekRolloverEras() {
+        let real = CivilDate(year: 2026, month: 6, day: 21)
+        let era = 1024 * 7
+        // A receiver two rollovers behind (firmware from the 1980-1999 era) reports 1987.
+        let twoBehind = CivilDate(daysSince1970: real.daysSince1970 - 2 * era)
+        #expect(twoBehind.year == 1987)
+        let fixed = GPSWeekRollover.corrected(twoBehind, notBefore: GPSWeekRollover.releaseFloor)
+        #expect(fixed.date == real && fixed.eras == 2)
+        // At most four eras: a date that far back is garbage, not a rollover.
+        let absurd = CivilDate(daysSince1970: real.daysSince1970 - 6 * era)
+        #expect(GPSWeekRollover.corrected(absurd, notBefore: GPSWeekRollover.releaseFloor).eras == 4)
+        // A live receiver that rolled over in 2019 reports 2006 in mid-2026: the floor brings it to today.
+        let oneBehind = NMEAText.sentence("GPRMC,120000.00,A,4000.0000,N,10500.0000,W,1.0,90.0,\(Self.ddmmyy(CivilDate(daysSince1970: real.daysSince1970 - era))),,,A")
+        var live = FixAssembler(notBefore: GPSWeekRollover.releaseFloor)
+        for s in sentences([oneBehind]) { _ = live.consume(s) }
+        #expect(live.date == real && live.rolloverCorrections == 1)
+        // The day before the floor is not "before a rollover": a receiver's date may lag a day at midnight.
+        #expect(GPSWeekRollover.corrected(CivilDate(daysSince1970: GPSWeekRollover.releaseFloor.daysSince1970 - 1),
+                                          notBefore: GPSWeekRollover.releaseFloor).eras == 0)
+    }
+
+    static func ddmmyy(_ d: CivilDate) -> String {
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return two(d.day) + two(d.month) + two(d.year % 100)
+    }
 }
