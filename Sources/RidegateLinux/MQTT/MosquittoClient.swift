@@ -122,10 +122,11 @@ public final class MosquittoClient: @unchecked Sendable {
     /// trixie, the Pi's) fails it at once with MOSQ_ERR_TLS where the blocking call succeeds (reproduced
     /// with a ten-line C client), and its loop does not retry a first attempt that failed at once.
     public func start() throws(MQTTError) {
-        firstConnection(attempt: 0)
+        firstConnection(backoff: ReconnectBackoff(initial: Double(settings.reconnectMinSeconds),
+                                                  maximum: Double(settings.reconnectMaxSeconds)), attempt: 0)
     }
 
-    private func firstConnection(attempt: Int) {
+    private func firstConnection(backoff: ReconnectBackoff, attempt: Int) {
         connecting.async { [weak self] in
             guard let self, !self.stopping.withLock({ $0 }) else { return }
             let rc = mosquitto_connect(self.handle, self.settings.host, Int32(self.settings.port), Int32(self.settings.keepaliveSeconds))
@@ -142,8 +143,10 @@ public final class MosquittoClient: @unchecked Sendable {
                     ("mqtt.broker", "\(self.settings.host):\(self.settings.port)"), ("mqtt.reason", Self.describe(rc)),
                 ])
             }
-            let delay = min(Double(self.settings.reconnectMinSeconds) * pow(2, Double(min(attempt, 10))), Double(self.settings.reconnectMaxSeconds))
-            self.connecting.asyncAfter(deadline: .now() + delay) { self.firstConnection(attempt: attempt + 1) }
+            var later = backoff
+            let delay = later.delay()
+            let next = later
+            self.connecting.asyncAfter(deadline: .now() + delay) { self.firstConnection(backoff: next, attempt: attempt + 1) }
         }
     }
 

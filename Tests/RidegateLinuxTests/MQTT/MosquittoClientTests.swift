@@ -90,4 +90,19 @@ import Testing
         #expect(depth == 0)
         await c.shutdown()
     }
+
+    @Test("A broker that is not there at start is connected to when it appears, with no restart")
+    func firstConnectionRetries() async throws {
+        let port = try FreePort.loopback()
+        let c = try client(port: port) // reconnect_min_s = reconnect_max_s = 1
+        try c.start()
+        try await TestTime.pause(1.5) // at least one refused attempt
+        #expect(!c.isConnected)
+        let broker = try MosquittoBroker(port: port)
+        let sub = try MQTTSubscriber(port: broker.port, topic: "rg/t/status")
+        let online = await sub.wait(timeout: TestTime.seconds(5)) { $0.contains { $0.payload == "online" } }
+        #expect(online.contains { $0.payload == "online" })
+        #expect(c.isConnected)
+        await c.shutdown()
+    }
 }
