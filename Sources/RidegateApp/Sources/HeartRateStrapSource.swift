@@ -14,15 +14,36 @@ public struct HeartRateStrapSource: EventSource {
     /// Remembers the strap `auto` picked, so it is preferred next time (nil: do not remember).
     public let memory: StrapMemory?
     public let transactionTimeout: Double
+    public let retry: Retry
+
+    /// How the source waits between attempts.
+    public struct Retry: Sendable {
+        public var backoff: ReconnectBackoff
+        /// A connection that lasted this long was a good one: the backoff starts over after it.
+        public var stableAfter: Double
+        /// The wait itself (a test records the delays instead of sleeping through them).
+        public var pause: @Sendable (Double) async -> Void
+
+        public init(backoff: ReconnectBackoff, stableAfter: Double, pause: @escaping @Sendable (Double) async -> Void) {
+            self.backoff = backoff
+            self.stableAfter = stableAfter
+            self.pause = pause
+        }
+
+        public static let standard = Retry(backoff: ReconnectBackoff(initial: 1, maximum: 10), stableAfter: 30) { seconds in
+            try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
+        }
+    }
 
     public init(selector: StrapSelector, link: any StrapLink, clock: SystemClock, logger: Logger, memory: StrapMemory? = nil,
-                transactionTimeout: Double = 30) {
+                transactionTimeout: Double = 30, retry: Retry = .standard) {
         self.selector = selector
         self.link = link
         self.clock = clock
         self.logger = logger
         self.memory = memory
         self.transactionTimeout = transactionTimeout
+        self.retry = retry
     }
 
     /// The id a strap is published under before it is found (then its address).
@@ -34,7 +55,7 @@ public struct HeartRateStrapSource: EventSource {
     }
 
     public func run(emit: @escaping @Sendable (SourceEvent) -> Void) async {
-        var backoff = ReconnectBackoff(initial: 1, maximum: 10)
+        var backoff = retry.backoff
         var reportedError: String?
         while !Task.isCancelled {
             if case .address(let a) = selector { emit(.strapState(strap: a.topicID, .searching, at: clock.now())) }
@@ -48,7 +69,7 @@ public struct HeartRateStrapSource: EventSource {
                     logger.error("cannot search for straps", [("strap.selector", selector.description), ("error", error.description)])
                     reportedError = error.description
                 }
-                try? await Task.sleep(nanoseconds: UInt64(backoff.delay() * 1e9))
+                await retry.pause(backoff.delay())
                 continue
             }
             let id = found.address.topicID
@@ -62,7 +83,7 @@ public struct HeartRateStrapSource: EventSource {
                 if Task.isCancelled { return }
                 logger.warning("cannot connect to the strap", [("strap.address", found.address.description), ("error", error.description)])
                 emit(.strapState(strap: id, .lost, reason: error.description, at: clock.now()))
-                try? await Task.sleep(nanoseconds: UInt64(backoff.delay() * 1e9))
+                await retry.pause(backoff.delay())
                 continue
             }
             if selector == .auto { memory?.remember(found.address) }
@@ -73,8 +94,8 @@ public struct HeartRateStrapSource: EventSource {
             if Task.isCancelled { return }
             logger.warning("strap lost; searching again", [("strap.address", found.address.description), ("reason", reason.description)])
             emit(.strapState(strap: id, .lost, reason: reason.description, at: clock.now()))
-            if SystemClock.monotonicSeconds() - connectedAt > 30 { backoff.reset() }
-            try? await Task.sleep(nanoseconds: UInt64(backoff.delay() * 1e9))
+            if SystemClock.monotonicSeconds() - connectedAt > retry.stableAfter { backoff.reset() }
+            await retry.pause(backoff.delay())
         }
     }
 }

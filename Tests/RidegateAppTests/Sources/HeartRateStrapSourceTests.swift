@@ -81,4 +81,36 @@ final class SimulatedStrapLink: StrapLink, @unchecked Sendable {
         task.cancel()
         await task.value
     }
+
+    @Test("Backoff: doubles after a connection that dropped at once, starts over after one that lasted")
+    func backoffResetsAfterAStableConnection() async throws {
+        let link = SimulatedStrapLink()
+        let log = EventLog([])
+        let pauses = Observed<[Double]>([])
+        let retry = HeartRateStrapSource.Retry(backoff: ReconnectBackoff(initial: 1, maximum: 10), stableAfter: 0.3) { seconds in
+            pauses.update { $0.append(seconds) } // recorded, not slept: the strap's coming back is what the test waits for
+        }
+        let source = HeartRateStrapSource(selector: .auto, link: link, clock: SystemClock(), logger: CapturingLogHandler().logger(), retry: retry)
+        let task = Task { await source.run(emit: log.append) }
+        func connected(_ n: Int) async -> Bool {
+            let events = await log.wait(timeout: 10) { self.states($0).filter { $0 == .connected }.count >= n }
+            return states(events).filter { $0 == .connected }.count >= n
+        }
+        func dropAfter(_ seconds: Double, pausesBefore: Int) async throws {
+            _ = await link.peripherals.wait(timeout: 10) { $0.count == pausesBefore + 1 && $0.last?.heartRateSubscribed == true }
+            try await TestTime.pause(seconds)
+            link.goAway()
+            _ = await pauses.wait(timeout: 10) { $0.count == pausesBefore + 1 }
+            link.comeBack()
+        }
+        #expect(await connected(1))
+        try await dropAfter(0.6, pausesBefore: 0) // lasted: 1 s, and the next starts at 1 again
+        #expect(await connected(2))
+        try await dropAfter(0, pausesBefore: 1)   // dropped at once: doubles to 2
+        #expect(await connected(3))
+        try await dropAfter(0.6, pausesBefore: 2) // lasted again: back to 1, not 4
+        #expect(pauses.current == [1, 2, 1])
+        task.cancel()
+        await task.value
+    }
 }
