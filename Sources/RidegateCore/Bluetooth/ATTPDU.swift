@@ -186,30 +186,3 @@ public struct ATTDecodeError: Error, Sendable, Equatable, CustomStringConvertibl
     public var reason: String
     public var description: String { "malformed ATT PDU \(pdu.hexString): \(reason)" }
 }
-
-/// Little-endian reads that never run past the end (callers check `remaining` first).
-struct ByteReader {
-    private let bytes: [UInt8]
-    private var index: Int
-
-    init(_ bytes: [UInt8], from start: Int = 0) {
-        self.bytes = bytes
-        index = min(start, bytes.count)
-    }
-
-    var remaining: Int { bytes.count - index }
-
-    mutating func u8() -> UInt8 {
-        guard index < bytes.count else { return 0 }
-        defer { index += 1 }
-        return bytes[index]
-    }
-
-    mutating func u16() -> UInt16 { UInt16(u8()) | UInt16(u8()) << 8 }
-
-    mutating func take(_ n: Int) -> ArraySlice<UInt8> {
-        let end = min(bytes.count, index + max(0, n))
-        defer { index = end }
-        return bytes[index..<end]
-    }
-}
