@@ -120,7 +120,8 @@ public actor ATTClient {
         return mtu
     }
 
-    /// Discover All Primary Services (Vol 3 Part G §4.4.1).
+    /// Discover All Primary Services (Vol 3 Part G §4.4.1). What the peer answers is checked by
+    /// `GATTDiscovery`: nonsense is dropped, and the loop ends when the handles stop moving forward.
     public func discoverPrimaryServices() async throws(ATTClientError) -> [GATTService] {
         var services: [GATTService] = []
         var start: UInt16 = 1
@@ -132,21 +133,18 @@ public actor ATTClient {
                 return services
             }
             guard case .readByGroupTypeResponse(let items) = response, !items.isEmpty else { throw .unexpected(response) }
-            for item in items {
-                if let uuid = BluetoothUUID(bytes: item.value[...]) {
-                    services.append(GATTService(uuid: uuid, start: item.handle, end: item.end))
-                }
-            }
-            guard let last = items.last?.end, last < 0xFFFF, last >= start else { return services }
-            start = last + 1
+            services += GATTDiscovery.services(from: items.map { ($0.handle, $0.end, $0.value) }, requestedFrom: start)
+            guard let next = GATTDiscovery.nextStart(after: items.map(\.end), from: start, end: 0xFFFF) else { return services }
+            start = next
         }
     }
 
-    /// Discover All Characteristics of a Service (§4.6.1).
+    /// Discover All Characteristics of a Service (§4.6.1), checked by `GATTDiscovery`.
     public func discoverCharacteristics(of service: GATTService) async throws(ATTClientError) -> [GATTCharacteristic] {
+        guard service.start >= 1, service.start <= service.end else { return [] }
         var found: [GATTCharacteristic] = []
         var start = service.start
-        while start <= service.end {
+        while true {
             let response: ATTPDU
             do {
                 response = try await request(.readByTypeRequest(start: start, end: service.end, type: .characteristic))
@@ -154,26 +152,19 @@ public actor ATTClient {
                 break
             }
             guard case .readByTypeResponse(let items) = response, !items.isEmpty else { throw .unexpected(response) }
-            for item in items where item.value.count >= 5 {
-                let valueHandle = UInt16(item.value[1]) | UInt16(item.value[2]) << 8
-                guard let uuid = BluetoothUUID(bytes: item.value[3...]) else { continue }
-                found.append(GATTCharacteristic(uuid: uuid, declaration: item.handle, properties: item.value[0],
-                                                valueHandle: valueHandle, end: service.end))
-            }
-            guard let last = items.last?.handle, last < service.end else { break }
-            start = last + 1
+            found += items.compactMap { GATTDiscovery.characteristic(handle: $0.handle, value: $0.value, in: start...service.end) }
+            guard let next = GATTDiscovery.nextStart(after: items.map(\.handle), from: start, end: service.end) else { break }
+            start = next
         }
-        // Each characteristic ends where the next declaration begins.
-        for index in found.indices.dropLast() { found[index].end = found[index + 1].declaration - 1 }
-        return found
+        return GATTDiscovery.ordered(found, serviceEnd: service.end)
     }
 
-    /// Discover All Characteristic Descriptors (§4.7.1).
+    /// Discover All Characteristic Descriptors (§4.7.1), inside the characteristic's range only.
     public func discoverDescriptors(of characteristic: GATTCharacteristic) async throws(ATTClientError) -> [(handle: UInt16, type: BluetoothUUID)] {
         var result: [(UInt16, BluetoothUUID)] = []
         guard characteristic.valueHandle < characteristic.end else { return [] }
         var start = characteristic.valueHandle + 1
-        while start <= characteristic.end {
+        while true {
             let response: ATTPDU
             do {
                 response = try await request(.findInformationRequest(start: start, end: characteristic.end))
@@ -181,9 +172,9 @@ public actor ATTClient {
                 break
             }
             guard case .findInformationResponse(let items) = response, !items.isEmpty else { throw .unexpected(response) }
-            result += items.map { ($0.handle, $0.type) }
-            guard let last = items.last?.handle, last < characteristic.end else { break }
-            start = last + 1
+            result += items.filter { (start...characteristic.end).contains($0.handle) }.map { ($0.handle, $0.type) }
+            guard let next = GATTDiscovery.nextStart(after: items.map(\.handle), from: start, end: characteristic.end) else { break }
+            start = next
         }
         return result
     }
@@ -198,24 +189,6 @@ public actor ATTClient {
         let response = try await request(.writeRequest(handle: handle, value: value))
         guard case .writeResponse = response else { throw .unexpected(response) }
     }
-}
-
-public struct GATTService: Sendable, Equatable {
-    public var uuid: BluetoothUUID
-    public var start: UInt16
-    public var end: UInt16
-}
-
-public struct GATTCharacteristic: Sendable, Equatable {
-    public var uuid: BluetoothUUID
-    public var declaration: UInt16
-    public var properties: UInt8
-    public var valueHandle: UInt16
-    public var end: UInt16
-
-    public var canNotify: Bool { properties & 0x10 != 0 }
-    public var canIndicate: Bool { properties & 0x20 != 0 }
-    public var canRead: Bool { properties & 0x02 != 0 }
 }
 
 public enum ATTClientError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,0 +1,90 @@
+import RidegateCore
+import RidegateLinux
+import RidegateTestSupport
+import Testing
+
+/// The real ATT client against a peer that lies in its discovery responses, byte by byte over a
+/// SOCK_SEQPACKET pair: any device nearby that advertises a sensor service can be this peer.
+@Suite struct ATTClientHostilePeerTests {
+    /// A client and the raw peer; `run` reads PDUs until the peer hangs up.
+    func connect() throws -> (ATTClient, PacketPeer, Task<ATTClientError, Never>) {
+        let link = try ATTBearer.pair(label: "hostile")
+        let client = ATTClient(bearer: link.client, transactionTimeout: 5)
+        return (client, PacketPeer(link.peripheral), Task { await client.run() })
+    }
+
+    /// A Read By Type response: (declaration handle, properties, value handle, 16-bit UUID).
+    func declarations(_ items: [(UInt16, UInt8, UInt16, UInt16)]) -> [UInt8] {
+        ATTPDU.readByTypeResponse(items.map { ($0.0, [$0.1, UInt8($0.2 & 0xFF), UInt8($0.2 >> 8), UInt8($0.3 & 0xFF), UInt8($0.3 >> 8)]) }).encoded
+    }
+
+    @Test("A declaration at handle 0, a value handle before its declaration, one outside the service: dropped, no trap")
+    func impossibleHandles() async throws {
+        let (client, peer, reader) = try connect()
+        let service = GATTService(uuid: .heartRateService, start: 0x0010, end: 0x0020)
+        let discovery = Task { try await client.discoverCharacteristics(of: service) }
+        #expect(await peer.receive() != nil)
+        peer.send(declarations([
+            (0x0012, 0x10, 0x0013, 0x2A37), // good
+            (0x0000, 0x10, 0x0001, 0x2A38), // handle 0 (the old end-handle underflow)
+            (0x0015, 0x02, 0x0014, 0x2A38), // value handle before its declaration
+            (0x0016, 0x02, 0x0030, 0x2A19), // value handle outside the service
+            (0x0018, 0x02, 0x0019, 0x2A38), // good
+        ]))
+        #expect(await peer.receive() != nil) // it continues after 0x0018
+        peer.send(ATTPDU.errorResponse(request: 0x08, handle: 0x0019, code: .attributeNotFound).encoded)
+        let found = try await discovery.value
+        #expect(found.map(\.declaration) == [0x0012, 0x0018])
+        #expect(found.map(\.end) == [0x0017, 0x0020])
+        peer.close()
+        _ = await reader.value
+    }
+
+    @Test("Handles that go backwards end the loop instead of asking forever")
+    func handlesGoingBackwards() async throws {
+        let (client, peer, reader) = try connect()
+        let service = GATTService(uuid: .heartRateService, start: 0x0010, end: 0x0040)
+        let discovery = Task { try await client.discoverCharacteristics(of: service) }
+        #expect(await peer.receive() != nil)
+        peer.send(declarations([(0x0020, 0x10, 0x0021, 0x2A37)]))
+        let second = await peer.receive() // start 0x0021
+        #expect(second == ATTPDU.readByTypeRequest(start: 0x0021, end: 0x0040, type: .characteristic).encoded)
+        peer.send(declarations([(0x0011, 0x10, 0x0012, 0x2A38)])) // behind the start it was asked for
+        let found = try await discovery.value
+        #expect(found.map(\.declaration) == [0x0020])
+        #expect(await peer.receive(timeout: 0.5) == nil, "no third request")
+        peer.close()
+        _ = await reader.value
+    }
+
+    @Test("Services that end before they start, or start at 0, are dropped; a service list going backwards ends")
+    func impossibleServices() async throws {
+        let (client, peer, reader) = try connect()
+        let discovery = Task { try await client.discoverPrimaryServices() }
+        #expect(await peer.receive() != nil)
+        peer.send(ATTPDU.readByGroupTypeResponse([
+            (0x0000, 0x0005, [0x0D, 0x18]), (0x0010, 0x000F, [0x0D, 0x18]), (0x0020, 0x002F, [0x0D, 0x18]),
+        ]).encoded)
+        #expect(await peer.receive() != nil) // from 0x0030
+        peer.send(ATTPDU.readByGroupTypeResponse([(0x0008, 0x0009, [0x0F, 0x18])]).encoded) // backwards
+        let services = try await discovery.value
+        #expect(services == [GATTService(uuid: .heartRateService, start: 0x0020, end: 0x002F)])
+        peer.close()
+        _ = await reader.value
+    }
+
+    @Test("A response of the wrong kind fails the request with what arrived; the client stays usable")
+    func wrongResponse() async throws {
+        let (client, peer, reader) = try connect()
+        let discovery = Task { try await client.discoverPrimaryServices() }
+        #expect(await peer.receive() != nil)
+        peer.send(ATTPDU.readResponse([1, 2, 3]).encoded)
+        await #expect(throws: ATTClientError.unexpected(.readResponse([1, 2, 3]))) { try await discovery.value }
+        let read = Task { try await client.read(0x0003) }
+        #expect(await peer.receive() == ATTPDU.readRequest(handle: 3).encoded)
+        peer.send(ATTPDU.readResponse([42]).encoded)
+        #expect(try await read.value == [42])
+        peer.close()
+        _ = await reader.value
+    }
+}
