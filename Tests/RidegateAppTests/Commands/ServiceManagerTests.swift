@@ -89,19 +89,13 @@ import Testing
                 """.write(toFile: "\(dir)/ridegate.toml", atomically: true, encoding: .utf8)
         }
         try write(pty.devicePath)
-        let feeder = Task {
-            var second = 0
-            while !Task.isCancelled {
-                let t = String(format: "1200%02d.00", second % 60)
-                let line = NMEAText.sentence("GPRMC,\(t),A,4000.00000,N,10500.00000,W,1.0,90.0,210626,,,A") + "\r\n"
-                try? pty.controller.writeAll(Array(line.utf8))
-                second += 1
-                try? await Task.sleep(nanoseconds: 100_000_000)
-            }
+        // The receiver talks at 10 Hz (on its own queue: see PeriodicWriter).
+        let feeder = PeriodicWriter(pty.controller, every: 0.1) { second in
+            NMEAText.sentence("GPRMC,\(String(format: "1200%02d.00", second % 60)),A,4000.00000,N,10500.00000,W,1.0,90.0,210626,,,A") + "\r\n"
         }
         let ok = try ChildProcess(RidegateAppTestsPaths.executable, ["doctor", "--config", "\(dir)/ridegate.toml"], captureOutput: true)
         let status = await ok.waitForExit(timeout: 30)
-        feeder.cancel()
+        feeder.stop()
         // The output reader may lag the exit by a moment: wait for the report's last line.
         let report = await ok.waitForOutput(timeout: 5) { $0.contains { $0.contains("clock:") } }.joined(separator: "\n")
         #expect(status.flatMap(ChildProcess.exitCode) == 0, "\(report)")

@@ -95,14 +95,9 @@ extension Observed where Value == [SourceEvent] {
     func autoBaud() async throws {
         let pty = try PseudoTerminal()
         defer { pty.close() }
-        let feeder = Task {
-            for second in 0..<30 where !Task.isCancelled {
-                try? pty.controller.writeAll(Array(epoch(second % 10).utf8))
-                try? await Task.sleep(nanoseconds: 50_000_000)
-            }
-        }
+        let feeder = PeriodicWriter(pty.controller, every: 0.05) { second in epoch(second % 10) }
         let rate = try await BaudRateDetector(devicePath: pty.devicePath, listenSeconds: 1).detect()
-        feeder.cancel()
+        feeder.stop()
         #expect(rate == 9600) // a pty carries any rate: the first candidate hears valid checksums
         let silent = try PseudoTerminal()
         defer { silent.close() }
