@@ -60,13 +60,13 @@ public struct GatewayConfig: Sendable, Equatable {
         public var marginBPM = 2
         public var dwellSeconds = 3.0
 
-        public var zones: HeartRateZones {
+        public var zones: ZoneBoundaries {
             switch model {
             case .maxHR: .percentOfMax(maxHeartRate, percentages: percentages)
             case .reserve: .percentOfReserve(max: maxHeartRate, resting: restingHeartRate, percentages: percentages)
             case .lthr: .frielSeven(lactateThreshold: lactateThreshold)
             case .lthr5: .thresholdFive(lactateThreshold: lactateThreshold)
-            case .bpm: HeartRateZones(lowerBounds: boundaries)
+            case .bpm: ZoneBoundaries(lowerBounds: boundaries)
             }
         }
     }
@@ -208,7 +208,7 @@ public struct GatewayConfig: Sendable, Equatable {
             }
             zones.boundaries = items.compactMap { if case .integer(let i) = $0.value { i } else { nil } }
             guard zones.boundaries.count == items.count, (1...10).contains(items.count),
-                  zones.boundaries.allSatisfy({ (30...240).contains($0) }), HeartRateZones(lowerBounds: zones.boundaries).isValid else {
+                  zones.boundaries.allSatisfy({ (30...240).contains($0) }), ZoneBoundaries(lowerBounds: zones.boundaries).isValid else {
                 throw z.error("boundaries_bpm", node, "\(node.rendered) must be 1 to 10 strictly increasing whole heart rates from 30 to 240 bpm")
             }
         }

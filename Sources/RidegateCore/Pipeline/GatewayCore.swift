@@ -2,7 +2,7 @@
 /// zone, ride totals, sequence numbers) and reads no clock: every time comes with its event.
 public struct GatewayCore: Sendable {
     public struct Settings: Sendable {
-        public var zones: HeartRateZones
+        public var zones: ZoneBoundaries
         public var zoneMarginBPM: Int
         public var zoneDwellSeconds: Double
         public var autoPauseSpeed: Double
@@ -23,7 +23,7 @@ public struct GatewayCore: Sendable {
         /// row in Home Assistant's database).
         public var positionInterval: Double = 5
 
-        public init(zones: HeartRateZones, zoneMarginBPM: Int = 2, zoneDwellSeconds: Double = 3,
+        public init(zones: ZoneBoundaries, zoneMarginBPM: Int = 2, zoneDwellSeconds: Double = 3,
                     autoPauseSpeed: Double = 1.0, rideSummaryInterval: Double = 10, heartRateEnabled: Bool = true,
                     sunEnabled: Bool = true, sunsetWarningLead: Double = 1800, sunMoveThresholdMeters: Double = 25_000,
                     sunPublishInterval: Double = 60) {
@@ -68,7 +68,7 @@ public struct GatewayCore: Sendable {
     public init(settings: Settings) {
         self.settings = settings
         ride = RideTracker(autoPauseSpeed: settings.autoPauseSpeed)
-        zone = ZoneTracker(zones: settings.zones, marginBPM: settings.zoneMarginBPM, dwellSeconds: settings.zoneDwellSeconds)
+        zone = ZoneTracker(zones: settings.zones, margin: settings.zoneMarginBPM, dwellSeconds: settings.zoneDwellSeconds)
     }
 
     /// The next sequence number for a topic (per topic, starting at 1).
@@ -93,7 +93,7 @@ public struct GatewayCore: Sendable {
             contact = measurement.sensorContact
             var shownZone: Int?
             if measurement.sensorContact != .notDetected, measurement.beatsPerMinute > 0 {
-                shownZone = zone.update(bpm: measurement.beatsPerMinute, at: ts)
+                shownZone = zone.update(value: measurement.beatsPerMinute, at: ts)
             }
             guard admit("heart_rate", at: ts, interval: settings.heartRateMinimumInterval) else { break }
             let seq = nextSequence("heart_rate")

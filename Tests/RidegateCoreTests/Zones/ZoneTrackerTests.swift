@@ -2,7 +2,7 @@ import RidegateCore
 import Testing
 
 @Suite struct ZoneTrackerTests {
-    let zones = HeartRateZones.percentOfMax(190, percentages: [50, 60, 70, 80, 90]) // 95 114 133 152 171
+    let zones = ZoneBoundaries.percentOfMax(190, percentages: [50, 60, 70, 80, 90]) // 95 114 133 152 171
 
     @Test("Percent-of-max boundaries and raw zones")
     func boundaries() {
@@ -17,44 +17,44 @@ import Testing
 
     @Test("At every boundary: no change inside the margin, change only after the dwell time", arguments: [1, 2, 3, 4])
     func hysteresisUp(zone: Int) {
-        var tracker = ZoneTracker(zones: zones, marginBPM: 2, dwellSeconds: 3)
+        var tracker = ZoneTracker(zones: zones, margin: 2, dwellSeconds: 3)
         let boundary = zones.lowerBounds[zone] // the start of zone+1
-        tracker.update(bpm: boundary - 5, at: t(0))
+        tracker.update(value: boundary - 5, at: t(0))
         #expect(tracker.zone == zone)
         // Sitting on the boundary, within the margin: never moves, however long.
-        for s in 1...20 { tracker.update(bpm: boundary + (s % 2), at: t(Double(s))) }
+        for s in 1...20 { tracker.update(value: boundary + (s % 2), at: t(Double(s))) }
         #expect(tracker.zone == zone)
         // Clearly above: still the old zone before the dwell time, the new one after.
-        tracker.update(bpm: boundary + 2, at: t(30))
-        tracker.update(bpm: boundary + 3, at: t(32))
+        tracker.update(value: boundary + 2, at: t(30))
+        tracker.update(value: boundary + 3, at: t(32))
         #expect(tracker.zone == zone)
-        tracker.update(bpm: boundary + 3, at: t(33))
+        tracker.update(value: boundary + 3, at: t(33))
         #expect(tracker.zone == zone + 1)
         // And down again only below the boundary minus the margin, after the dwell.
-        tracker.update(bpm: boundary - 2, at: t(40))
-        tracker.update(bpm: boundary - 2, at: t(50))
+        tracker.update(value: boundary - 2, at: t(40))
+        tracker.update(value: boundary - 2, at: t(50))
         #expect(tracker.zone == zone + 1)
-        tracker.update(bpm: boundary - 3, at: t(51))
-        tracker.update(bpm: boundary - 3, at: t(54))
+        tracker.update(value: boundary - 3, at: t(51))
+        tracker.update(value: boundary - 3, at: t(54))
         #expect(tracker.zone == zone)
     }
 
     @Test("A spike shorter than the dwell time does not change the zone")
     func spike() {
         var tracker = ZoneTracker(zones: zones)
-        tracker.update(bpm: 120, at: t(0))
-        tracker.update(bpm: 175, at: t(1))
-        tracker.update(bpm: 176, at: t(2))
-        tracker.update(bpm: 121, at: t(3))
-        tracker.update(bpm: 120, at: t(10))
+        tracker.update(value: 120, at: t(0))
+        tracker.update(value: 175, at: t(1))
+        tracker.update(value: 176, at: t(2))
+        tracker.update(value: 121, at: t(3))
+        tracker.update(value: 120, at: t(10))
         #expect(tracker.zone == 2)
     }
 
     @Test("Time in zone adds up the time between readings, not across gaps")
     func timeInZone() {
         var tracker = ZoneTracker(zones: zones)
-        for s in 0...10 { tracker.update(bpm: 120, at: t(Double(s))) }
-        tracker.update(bpm: 120, at: t(100)) // a 90 s gap counts as at most 5 s
+        for s in 0...10 { tracker.update(value: 120, at: t(Double(s))) }
+        tracker.update(value: 120, at: t(100)) // a 90 s gap counts as at most 5 s
         #expect(tracker.secondsInZone[2] == 15)
     }
 }
@@ -63,14 +63,14 @@ import Testing
     @Test("Karvonen: resting + percentage of the reserve")
     func reserve() {
         // max 190, resting 60: reserve 130; 50 % → 125, 90 % → 177
-        #expect(HeartRateZones.percentOfReserve(max: 190, resting: 60, percentages: [50, 60, 70, 80, 90]).lowerBounds == [125, 138, 151, 164, 177])
+        #expect(ZoneBoundaries.percentOfReserve(max: 190, resting: 60, percentages: [50, 60, 70, 80, 90]).lowerBounds == [125, 138, 151, 164, 177])
     }
 
     @Test("Friel's seven zones and the five-zone variant from LTHR")
     func threshold() {
-        #expect(HeartRateZones.frielSeven(lactateThreshold: 170).lowerBounds == [1, 145, 153, 162, 170, 175, 180])
-        #expect(HeartRateZones.thresholdFive(lactateThreshold: 170).lowerBounds == [1, 138, 153, 160, 170])
-        #expect(HeartRateZones.frielSeven(lactateThreshold: 170).zone(for: 171) == 5)
-        #expect(HeartRateZones(lowerBounds: [100, 100]).isValid == false)
+        #expect(ZoneBoundaries.frielSeven(lactateThreshold: 170).lowerBounds == [1, 145, 153, 162, 170, 175, 180])
+        #expect(ZoneBoundaries.thresholdFive(lactateThreshold: 170).lowerBounds == [1, 138, 153, 160, 170])
+        #expect(ZoneBoundaries.frielSeven(lactateThreshold: 170).zone(for: 171) == 5)
+        #expect(ZoneBoundaries(lowerBounds: [100, 100]).isValid == false)
     }
 }
