@@ -22,7 +22,7 @@ struct SimulatedStrap: EventSource {
             logger.error("cannot create the simulated strap's link", [("error", "\(error)")])
             return
         }
-        let peripheral = SimulatedHeartRatePeripheral(descriptor: link.peripheral)
+        let peripheral = SimulatedSensorPeripheral(descriptor: link.peripheral)
         let connection = StrapConnection(strapID: strapID, bearer: link.client, clock: clock, logger: logger)
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await peripheral.run() }
@@ -39,7 +39,7 @@ struct SimulatedStrap: EventSource {
         }
     }
 
-    private func beat(_ peripheral: SimulatedHeartRatePeripheral) async {
+    private func beat(_ peripheral: SimulatedSensorPeripheral) async {
         var heartRate = model.restingHeartRate + 20
         var energy = 0.0
         var offset = 0.0

@@ -43,21 +43,36 @@ public struct StrapConnection: Sendable {
         }
     }
 
+    /// The measurements a sensor may carry, each in its service: one connection serves them all (a power
+    /// meter that also exposes CSC, a strap that is also a footpod).
+    static let measurements: [(service: BluetoothUUID, characteristic: BluetoothUUID, name: String)] = [
+        (.heartRateService, .heartRateMeasurement, "Heart Rate Measurement (0x2A37)"),
+        (.cyclingSpeedCadenceService, .cscMeasurement, "CSC Measurement (0x2A5B)"),
+        (.cyclingPowerService, .cyclingPowerMeasurement, "Cycling Power Measurement (0x2A63)"),
+    ]
+
     private func session(_ client: ATTClient, emit: @escaping @Sendable (SourceEvent) -> Void) async throws(ATTClientError) {
         let mtu = try await client.exchangeMTU()
         let services = try await client.discoverPrimaryServices()
-        guard let heartRate = services.first(where: { $0.uuid == .heartRateService }) else {
-            throw .malformed("the device has no Heart Rate Service (0x180D)")
+        var subscribed: [UInt16: BluetoothUUID] = [:]
+        var characteristics: [GATTCharacteristic] = []
+        for (serviceUUID, characteristicUUID, name) in Self.measurements {
+            guard let service = services.first(where: { $0.uuid == serviceUUID }) else { continue }
+            let found = try await client.discoverCharacteristics(of: service)
+            characteristics += found
+            guard let measurement = found.first(where: { $0.uuid == characteristicUUID }) else {
+                throw .malformed("the device's service \(serviceUUID.description) has no \(name)")
+            }
+            guard let cccd = try await client.discoverDescriptors(of: measurement).first(where: { $0.type == .clientCharacteristicConfiguration }) else {
+                throw .malformed("\(name) has no Client Characteristic Configuration descriptor")
+            }
+            // Notifications (0x0001), or indications (0x0002) from a sensor that only indicates.
+            try await client.write(cccd.handle, measurement.canNotify ? [0x01, 0x00] : [0x02, 0x00])
+            subscribed[measurement.valueHandle] = characteristicUUID
         }
-        let characteristics = try await client.discoverCharacteristics(of: heartRate)
-        guard let measurement = characteristics.first(where: { $0.uuid == .heartRateMeasurement }) else {
-            throw .malformed("the Heart Rate Service has no Heart Rate Measurement (0x2A37)")
+        guard !subscribed.isEmpty else {
+            throw .malformed("the device has no Heart Rate (0x180D), Cycling Speed and Cadence (0x1816) or Cycling Power (0x1818) service")
         }
-        guard let cccd = try await client.discoverDescriptors(of: measurement).first(where: { $0.type == .clientCharacteristicConfiguration }) else {
-            throw .malformed("Heart Rate Measurement has no Client Characteristic Configuration descriptor")
-        }
-        // Notifications (0x0001), or indications (0x0002) from a strap that only indicates.
-        try await client.write(cccd.handle, measurement.canNotify ? [0x01, 0x00] : [0x02, 0x00])
 
         var details = StrapDetails()
         if let gap = services.first(where: { $0.uuid == .genericAccess }),
@@ -82,8 +97,8 @@ public struct StrapConnection: Sendable {
         emit(.strapDetails(strap: strapID, details, at: clock.now()))
 
         for await notification in client.notifications {
-            if notification.handle == measurement.valueHandle {
-                emit(HeartRateNotification.event(strap: strapID, value: notification.value, at: clock.now()))
+            if let kind = subscribed[notification.handle] {
+                emit(SensorNotification.event(sensor: strapID, kind: kind, value: notification.value, at: clock.now()))
             } else if notification.handle == batteryHandle, let level = notification.value.first {
                 details.batteryPercent = Int(level)
                 emit(.strapDetails(strap: strapID, details, at: clock.now()))

@@ -19,6 +19,8 @@ public struct GatewayCore: Sendable {
         public var gpsMinimumInterval: Double = 0
         /// Home Assistant discovery, when enabled.
         public var homeAssistant: HomeAssistantDiscovery?
+        /// The wheel's circumference for speed from a wheel sensor or a power meter's wheel data.
+        public var wheelCircumferenceMillimetres: Double = 2105
         /// Seconds of GPS time between `position` messages (the device tracker's; its every change is a
         /// row in Home Assistant's database).
         public var positionInterval: Double = 5
@@ -57,6 +59,8 @@ public struct GatewayCore: Sendable {
     public private(set) var sunsetWarning = false
     private var lastSent: [String: Timestamp] = [:]
     private var lastPosition: Timestamp?
+    private var cyclingSensors: [String: CyclingSensorState] = [:]
+    public private(set) var ridePower = RidePowerTotals()
     private var announcedStraps: Set<String> = []
     private var startedAt: Double?
     private var lastHealth: Double?
@@ -100,8 +104,48 @@ public struct GatewayCore: Sendable {
             let payload = Payloads.heartRate(measurement, strap: strap, zone: shownZone, ts: ts, seq: seq, clockTrusted: time.isTrusted)
             effects.append(.publish(Publication(topic: "heart_rate", payload: payload, sequence: seq)))
 
-        case .heartRateUndecodable:
+        case .heartRateUndecodable, .cyclingUndecodable:
             break // logged by the source; nothing trustworthy to publish
+
+        case .cyclingPower(let sensor, let m, let at):
+            let ts = time.utc(for: at)
+            let now = at.monotonicSeconds
+            var state = cyclingSensors[sensor] ?? CyclingSensorState()
+            state.power.add(watts: Double(m.powerWatts), at: now)
+            let (cadence, speed) = state.update(wheel: m.wheel, crank: m.crank, at: now,
+                                                circumferenceMillimetres: settings.wheelCircumferenceMillimetres)
+            let averages = (state.power.average(over: 3, at: now), state.power.average(over: 10, at: now))
+            cyclingSensors[sensor] = state
+            ridePower.add(watts: m.powerWatts, cadenceRPM: cadence, at: now, time: ts)
+            let seq = nextSequence("power")
+            var json = JSONObjectWriter()
+            json.add("ts", ts.iso8601)
+            json.add("seq", seq)
+            json.add("sensor", sensor)
+            json.add("power_w", m.powerWatts)
+            json.add("power_3s_w", averages.0, decimals: 0)
+            json.add("power_10s_w", averages.1, decimals: 0)
+            json.add("cadence_rpm", cadence, decimals: 1)
+            json.add("wheel_speed_mps", speed, decimals: 2)
+            json.add("balance_pct", m.pedalPowerBalancePercent, decimals: 1)
+            json.add("clock_trusted", time.isTrusted)
+            effects.append(.publish(Publication(topic: "power", payload: json.finish(), sequence: seq)))
+
+        case .cyclingSpeedCadence(let sensor, let m, let at):
+            let ts = time.utc(for: at)
+            var state = cyclingSensors[sensor] ?? CyclingSensorState()
+            let (cadence, speed) = state.update(wheel: m.wheel, crank: m.crank, at: at.monotonicSeconds,
+                                                circumferenceMillimetres: settings.wheelCircumferenceMillimetres)
+            cyclingSensors[sensor] = state
+            let seq = nextSequence("speed_cadence")
+            var json = JSONObjectWriter()
+            json.add("ts", ts.iso8601)
+            json.add("seq", seq)
+            json.add("sensor", sensor)
+            json.add("cadence_rpm", cadence, decimals: 1)
+            json.add("wheel_speed_mps", speed, decimals: 2)
+            json.add("clock_trusted", time.isTrusted)
+            effects.append(.publish(Publication(topic: "speed_cadence", payload: json.finish(), sequence: seq)))
 
         case .strapState(let strap, let state, let reason, let at):
             effects += strapStateEffects(strap, state, reason: reason, ts: time.utc(for: at))
@@ -239,7 +283,7 @@ public struct GatewayCore: Sendable {
     /// The `ride` summary now, for a final publication at shutdown.
     public mutating func rideSummary(ts: Timestamp) -> Publication {
         let seq = nextSequence("ride")
-        let payload = Payloads.ride(ride.summary, secondsInZone: zone.secondsInZone, ts: ts, seq: seq)
+        let payload = Payloads.ride(ride.summary, secondsInZone: zone.secondsInZone, power: ridePower, ts: ts, seq: seq)
         return Publication(topic: "ride", payload: payload, sequence: seq)
     }
 

@@ -44,7 +44,8 @@ public enum Payloads {
         return json.finish()
     }
 
-    public static func ride(_ ride: RideTracker.Summary, secondsInZone: [Double], ts: Timestamp, seq: Int) -> String {
+    public static func ride(_ ride: RideTracker.Summary, secondsInZone: [Double], power: RidePowerTotals = RidePowerTotals(),
+                            ts: Timestamp, seq: Int) -> String {
         var json = JSONObjectWriter()
         json.add("ts", ts.iso8601)
         json.add("seq", seq)
@@ -54,6 +55,13 @@ public enum Payloads {
         json.add("avg_speed_mps", ride.averageMovingSpeedMetersPerSecond, decimals: 2)
         json.add("max_speed_mps", ride.maxSpeedMetersPerSecond, decimals: 2)
         json.add("zone_s", secondsInZone, decimals: 0)
+        // From a power meter; null without one.
+        let rode = power.seconds > 0
+        json.add("avg_power_w", power.averageWatts, decimals: 0)
+        json.add("max_power_w", rode ? power.maximumWatts : nil)
+        json.add("np_w", power.normalizedWatts, decimals: 0)
+        json.add("work_kj", rode ? power.workKilojoules : nil, decimals: 1)
+        json.add("avg_cadence_rpm", power.averagePedallingCadenceRPM, decimals: 0)
         return json.finish()
     }
 

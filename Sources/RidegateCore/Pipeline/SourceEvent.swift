@@ -14,6 +14,11 @@ public struct ReceiveTime: Sendable, Equatable {
 public enum SourceEvent: Sendable {
     case heartRate(strap: String, HeartRateMeasurement, at: ReceiveTime)
     case heartRateUndecodable(strap: String, HeartRateMeasurementError, at: ReceiveTime)
+    /// A speed and/or cadence sensor's measurement (0x2A5B).
+    case cyclingSpeedCadence(sensor: String, CyclingSpeedCadenceMeasurement, at: ReceiveTime)
+    /// A power meter's measurement (0x2A63).
+    case cyclingPower(sensor: String, CyclingPowerMeasurement, at: ReceiveTime)
+    case cyclingUndecodable(sensor: String, CyclingMeasurementError, at: ReceiveTime)
     /// `reason` says why a strap was lost (for the state topic and the logs).
     case strapState(strap: String, StrapState, reason: String? = nil, at: ReceiveTime)
     case strapDetails(strap: String, StrapDetails, at: ReceiveTime)
@@ -77,7 +82,7 @@ extension SourceEvent {
         switch self {
         case .heartRate(_, _, let at), .heartRateUndecodable(_, _, let at), .strapState(_, _, _, let at),
              .strapDetails(_, _, let at), .gpsFix(_, let at), .gpsState(_, let at), .lastKnownPosition(_, _, let at),
-             .watchdogTick(let at):
+             .watchdogTick(let at), .cyclingSpeedCadence(_, _, let at), .cyclingPower(_, _, let at), .cyclingUndecodable(_, _, let at):
             return at
         }
     }

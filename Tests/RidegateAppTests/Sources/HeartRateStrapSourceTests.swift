@@ -11,7 +11,7 @@ import Testing
 final class SimulatedStrapLink: StrapLink, @unchecked Sendable {
     let strap = FoundStrap(address: BluetoothAddress("F1:F2:F3:F4:F5:F6", kind: .random)!, name: "HR-Strap", rssi: -60)
     let available = Observed<Bool>(true)
-    let peripherals = Observed<[SimulatedHeartRatePeripheral]>([])
+    let peripherals = Observed<[SimulatedSensorPeripheral]>([])
     private let tasks = Observed<[Task<Void, Never>]>([])
 
     func find(_ selector: StrapSelector, preferred: BluetoothAddress?, collectFor: Double) async throws(BluetoothError) -> FoundStrap {
@@ -29,7 +29,7 @@ final class SimulatedStrapLink: StrapLink, @unchecked Sendable {
         } catch {
             throw .socket(error.errno)
         }
-        let peripheral = SimulatedHeartRatePeripheral(descriptor: pair.peripheral)
+        let peripheral = SimulatedSensorPeripheral(descriptor: pair.peripheral)
         let serving = Task { await peripheral.run() }
         tasks.update { $0.append(serving) }
         peripherals.update { $0.append(peripheral) }

@@ -15,7 +15,7 @@ import Testing
     @Test("Discovery, CCCD write, details, then every notification decoded")
     func fullSession() async throws {
         let link = try ATTBearer.pair(label: "test")
-        let peripheral = SimulatedHeartRatePeripheral(descriptor: link.peripheral)
+        let peripheral = SimulatedSensorPeripheral(descriptor: link.peripheral)
         let log = EventLog([])
         let peripheralTask = Task { await peripheral.run() }
         let connection = StrapConnection(strapID: "s1", bearer: link.client, clock: SystemClock(), logger: CapturingLogHandler().logger())
@@ -43,7 +43,7 @@ import Testing
     @Test("A strap that requires pairing is reported with the ATT error, clearly")
     func pairingRequired() async throws {
         let link = try ATTBearer.pair(label: "test")
-        let peripheral = SimulatedHeartRatePeripheral(descriptor: link.peripheral, behaviour: .init(requirePairing: true))
+        let peripheral = SimulatedSensorPeripheral(descriptor: link.peripheral, behaviour: .init(requirePairing: true))
         let peripheralTask = Task { await peripheral.run() }
         let connection = StrapConnection(strapID: "s1", bearer: link.client, clock: SystemClock(), logger: CapturingLogHandler().logger())
         let reason = await connection.run(emit: { _ in })
@@ -55,7 +55,7 @@ import Testing
     @Test("A silent peer fails the transaction at the ATT timeout and the link is dropped")
     func silentPeer() async throws {
         let link = try ATTBearer.pair(label: "test")
-        let peripheral = SimulatedHeartRatePeripheral(descriptor: link.peripheral, behaviour: .init(silent: true))
+        let peripheral = SimulatedSensorPeripheral(descriptor: link.peripheral, behaviour: .init(silent: true))
         let peripheralTask = Task { await peripheral.run() }
         let connection = StrapConnection(strapID: "s1", bearer: link.client, clock: SystemClock(), logger: CapturingLogHandler().logger(),
                                          transactionTimeout: 0.3)

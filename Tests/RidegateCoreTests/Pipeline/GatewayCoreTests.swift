@@ -173,4 +173,30 @@ import Testing
         let health = try #require(allPublications(c.handle(.watchdogTick(at: at(2)))).first { $0.topic == "health" })
         #expect(health.payload.contains(#""coalesced":4"#))
     }
+
+    @Test("A power meter: power with 3 s/10 s averages and cadence from its crank; a CSC sensor: cadence and wheel speed; ride totals")
+    func cyclingReadings() throws {
+        var c = core()
+        func crank(_ revolutions: Int, _ seconds: Double) -> RevolutionData {
+            RevolutionData(revolutions: UInt32(revolutions), eventTime: UInt16(Int(seconds * 1024) & 0xFFFF), ticksPerSecond: 1024, counterBits: 16)
+        }
+        var powers: [Publication] = []
+        for second in 0..<40 {
+            let m = CyclingPowerMeasurement(powerWatts: 200, crank: crank(second * 3 / 2, Double(second * 3 / 2) * 2 / 3))
+            powers += publications(c.handle(.cyclingPower(sensor: "pm", m, at: at(Double(second))))).filter { $0.topic == "power" }
+        }
+        #expect(powers.count == 40 && powers.map(\.sequence) == Array(1...40).map { Optional($0) })
+        let last = try #require(powers.last?.payload)
+        #expect(last.contains(#""sensor":"pm","power_w":200,"power_3s_w":200,"power_10s_w":200,"cadence_rpm":90"#), "\(last)")
+        let wheel = RevolutionData(revolutions: 10, eventTime: 1024, ticksPerSecond: 1024, counterBits: 32)
+        _ = c.handle(.cyclingSpeedCadence(sensor: "csc", CyclingSpeedCadenceMeasurement(wheel: wheel), at: at(50)))
+        let next = RevolutionData(revolutions: 14, eventTime: 2048, ticksPerSecond: 1024, counterBits: 32)
+        let speed = try #require(publications(c.handle(.cyclingSpeedCadence(sensor: "csc", CyclingSpeedCadenceMeasurement(wheel: next), at: at(51))))
+            .first { $0.topic == "speed_cadence" })
+        #expect(speed.payload.contains(#""cadence_rpm":null,"wheel_speed_mps":8.42"#), "\(speed.payload)") // 4 × 2.105 m in 1 s
+        let ride = c.rideSummary(ts: Timestamp(secondsSince1970: 1_782_057_600)).payload
+        #expect(ride.contains(#""avg_power_w":200,"max_power_w":200,"np_w":200,"work_kj":7.8,"avg_cadence_rpm":90"#), "\(ride)")
+        var noMeter = core()
+        #expect(noMeter.rideSummary(ts: Timestamp(secondsSince1970: 0)).payload.contains(#""avg_power_w":null,"max_power_w":null,"np_w":null"#))
+    }
 }

@@ -1,10 +1,13 @@
 import RidegateCore
 import RidegateLinux
 
-/// A heart-rate strap's GATT server speaking ATT PDUs on one end of a SOCK_SEQPACKET pair: Generic
-/// Access (device name), Heart Rate (0x2A37 notify, body sensor location) and Battery (level, read and
-/// notify). The demo's strap and the ATT client tests both talk to it, so they exercise the real client.
-public final class SimulatedHeartRatePeripheral: Sendable {
+/// A BLE sensor's GATT server speaking ATT PDUs on one end of a SOCK_SEQPACKET pair: Generic Access (device
+/// name), then the services of its kind — Heart Rate (0x2A37 notify, body sensor location), Cycling Speed and
+/// Cadence (0x2A5B notify), Cycling Power (0x2A63 notify), any mix on one device — and Battery (level, read and
+/// notify). The demo's sensors and the ATT client tests talk to it, so they exercise the real client.
+public final class SimulatedSensorPeripheral: Sendable {
+    public enum Service: Sendable, Equatable { case heartRate, cyclingSpeedCadence, cyclingPower }
+
     public struct Behaviour: Sendable {
         /// Answer the CCCD write with "insufficient authentication", like a strap that wants pairing.
         public var requirePairing = false
@@ -12,12 +15,15 @@ public final class SimulatedHeartRatePeripheral: Sendable {
         public var silent = false
         public var name = "HR-Strap"
         public var batteryPercent: UInt8 = 87
+        public var services: [Service] = [.heartRate]
 
-        public init(requirePairing: Bool = false, silent: Bool = false, name: String = "HR-Strap", batteryPercent: UInt8 = 87) {
+        public init(requirePairing: Bool = false, silent: Bool = false, name: String = "HR-Strap", batteryPercent: UInt8 = 87,
+                    services: [Service] = [.heartRate]) {
             self.requirePairing = requirePairing
             self.silent = silent
             self.name = name
             self.batteryPercent = batteryPercent
+            self.services = services
         }
     }
 
@@ -27,14 +33,11 @@ public final class SimulatedHeartRatePeripheral: Sendable {
         var value: [UInt8]
     }
 
-    static let heartRateValueHandle: UInt16 = 6
-    static let heartRateCCCD: UInt16 = 7
-    static let batteryValueHandle: UInt16 = 12
-    static let batteryCCCD: UInt16 = 13
-
     private let fd: FileDescriptor
     private let behaviour: Behaviour
     private let attributes: [Attribute]
+    /// Each notifying characteristic's value handle and its CCCD handle.
+    private let notifying: [BluetoothUUID: (value: UInt16, cccd: UInt16)]
     private let state = Locked<PeripheralState>(PeripheralState())
 
     struct PeripheralState: Sendable {
@@ -45,24 +48,44 @@ public final class SimulatedHeartRatePeripheral: Sendable {
     public init(descriptor: FileDescriptor, behaviour: Behaviour = Behaviour()) {
         fd = descriptor
         self.behaviour = behaviour
-        func declaration(_ properties: UInt8, _ valueHandle: UInt16, _ uuid: BluetoothUUID) -> [UInt8] {
-            [properties, UInt8(valueHandle & 0xFF), UInt8(valueHandle >> 8)] + uuid.bytes
+        var table: [Attribute] = []
+        var notifying: [BluetoothUUID: (value: UInt16, cccd: UInt16)] = [:]
+        func add(_ type: BluetoothUUID, _ value: [UInt8]) -> UInt16 {
+            let handle = UInt16(table.count + 1)
+            table.append(Attribute(handle: handle, type: type, value: value))
+            return handle
         }
-        attributes = [
-            Attribute(handle: 1, type: .primaryService, value: BluetoothUUID.genericAccess.bytes),
-            Attribute(handle: 2, type: .characteristic, value: declaration(0x02, 3, .deviceName)),
-            Attribute(handle: 3, type: .deviceName, value: Array(behaviour.name.utf8)),
-            Attribute(handle: 4, type: .primaryService, value: BluetoothUUID.heartRateService.bytes),
-            Attribute(handle: 5, type: .characteristic, value: declaration(0x10, 6, .heartRateMeasurement)),
-            Attribute(handle: 6, type: .heartRateMeasurement, value: []),
-            Attribute(handle: 7, type: .clientCharacteristicConfiguration, value: [0, 0]),
-            Attribute(handle: 8, type: .characteristic, value: declaration(0x02, 9, .bodySensorLocation)),
-            Attribute(handle: 9, type: .bodySensorLocation, value: [1]), // chest
-            Attribute(handle: 10, type: .primaryService, value: BluetoothUUID.batteryService.bytes),
-            Attribute(handle: 11, type: .characteristic, value: declaration(0x12, 12, .batteryLevel)),
-            Attribute(handle: 12, type: .batteryLevel, value: [behaviour.batteryPercent]),
-            Attribute(handle: 13, type: .clientCharacteristicConfiguration, value: [0, 0]),
-        ]
+        func characteristic(_ uuid: BluetoothUUID, properties: UInt8, value: [UInt8]) {
+            let declaration = UInt16(table.count + 1)
+            let valueHandle = declaration + 1
+            _ = add(.characteristic, [properties, UInt8(valueHandle & 0xFF), UInt8(valueHandle >> 8)] + uuid.bytes)
+            _ = add(uuid, value)
+            if properties & 0x10 != 0 { notifying[uuid] = (valueHandle, add(.clientCharacteristicConfiguration, [0, 0])) }
+        }
+        _ = add(.primaryService, BluetoothUUID.genericAccess.bytes)
+        characteristic(.deviceName, properties: 0x02, value: Array(behaviour.name.utf8))
+        for service in behaviour.services {
+            switch service {
+            case .heartRate:
+                _ = add(.primaryService, BluetoothUUID.heartRateService.bytes)
+                characteristic(.heartRateMeasurement, properties: 0x10, value: [])
+                characteristic(.bodySensorLocation, properties: 0x02, value: [1]) // chest
+            case .cyclingSpeedCadence:
+                _ = add(.primaryService, BluetoothUUID.cyclingSpeedCadenceService.bytes)
+                characteristic(.cscMeasurement, properties: 0x10, value: [])
+                characteristic(.cscFeature, properties: 0x02, value: [0x03, 0x00]) // wheel and crank data
+                characteristic(.sensorLocation, properties: 0x02, value: [6])      // right crank
+            case .cyclingPower:
+                _ = add(.primaryService, BluetoothUUID.cyclingPowerService.bytes)
+                characteristic(.cyclingPowerMeasurement, properties: 0x10, value: [])
+                characteristic(.cyclingPowerFeature, properties: 0x02, value: [0x0C, 0x00, 0x00, 0x00]) // wheel and crank data
+                characteristic(.sensorLocation, properties: 0x02, value: [5])                         // left crank
+            }
+        }
+        _ = add(.primaryService, BluetoothUUID.batteryService.bytes)
+        characteristic(.batteryLevel, properties: 0x12, value: [behaviour.batteryPercent])
+        attributes = table
+        self.notifying = notifying
     }
 
     /// Serves requests until the client goes away or the task is cancelled.
@@ -75,13 +98,20 @@ public final class SimulatedHeartRatePeripheral: Sendable {
         } catch {}
     }
 
-    /// Sends a heart-rate measurement, if the client has subscribed.
-    public func notifyHeartRate(_ value: [UInt8]) {
-        guard state.withLock({ $0.cccd[Self.heartRateCCCD] ?? 0 }) & 0x01 != 0 else { return }
-        try? send(ATTPDU.notification(handle: Self.heartRateValueHandle, value: value).encoded)
+    /// Sends a measurement (0x2A37, 0x2A5B, 0x2A63, 0x2A19), if the client has subscribed to it.
+    public func notify(_ characteristic: BluetoothUUID, _ value: [UInt8]) {
+        guard let handles = notifying[characteristic], subscribed(characteristic) else { return }
+        try? send(ATTPDU.notification(handle: handles.value, value: value).encoded)
     }
 
-    public var heartRateSubscribed: Bool { state.withLock { ($0.cccd[Self.heartRateCCCD] ?? 0) & 0x01 != 0 } }
+    public func subscribed(_ characteristic: BluetoothUUID) -> Bool {
+        guard let handles = notifying[characteristic] else { return false }
+        return state.withLock { ($0.cccd[handles.cccd] ?? 0) & 0x01 != 0 }
+    }
+
+    public func notifyHeartRate(_ value: [UInt8]) { notify(.heartRateMeasurement, value) }
+
+    public var heartRateSubscribed: Bool { subscribed(.heartRateMeasurement) }
 
     /// Drops the link, as a strap going out of range.
     public func disconnect() {
@@ -128,12 +158,12 @@ public final class SimulatedHeartRatePeripheral: Sendable {
             guard let a = attributes.first(where: { $0.handle == handle }) else {
                 return ATTPDU.errorResponse(request: pdu.opcode, handle: handle, code: .invalidHandle).encoded
             }
-            if a.type == .heartRateMeasurement {
+            if notifying[a.type] != nil, a.type != .batteryLevel {
                 return ATTPDU.errorResponse(request: pdu.opcode, handle: handle, code: .readNotPermitted).encoded
             }
             return ATTPDU.readResponse(Array(a.value.prefix(mtu - 1))).encoded
         case .writeRequest(let handle, let value):
-            guard handle == Self.heartRateCCCD || handle == Self.batteryCCCD, value.count == 2 else {
+            guard notifying.values.contains(where: { $0.cccd == handle }), value.count == 2 else {
                 return ATTPDU.errorResponse(request: pdu.opcode, handle: handle, code: .writeNotPermitted).encoded
             }
             if behaviour.requirePairing {

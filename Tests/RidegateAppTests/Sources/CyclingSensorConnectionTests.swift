@@ -1,0 +1,86 @@
+import Foundation
+import RidegateApp
+import RidegateCore
+import RidegateLinux
+import RidegateTestSupport
+import Testing
+
+/// Cycling sensors through the real ATT client and sensor session, against simulated peripherals speaking ATT
+/// PDUs over a socketpair: a speed/cadence sensor, a power meter, and a power meter that also exposes CSC
+/// (one device, one connection, both measurements).
+@Suite struct CyclingSensorConnectionTests {
+    /// Connects a session to a peripheral with these services; returns them and the event log.
+    func session(_ services: [SimulatedSensorPeripheral.Service]) async throws
+        -> (SimulatedSensorPeripheral, EventLog, Task<ATTClientError, Never>, Task<Void, Never>) {
+        let link = try ATTBearer.pair(label: "cycling")
+        let peripheral = SimulatedSensorPeripheral(descriptor: link.peripheral, behaviour: .init(name: "Sensor", services: services))
+        let log = EventLog([])
+        let serving = Task { await peripheral.run() }
+        let connection = StrapConnection(strapID: "c1", bearer: link.client, clock: SystemClock(), logger: CapturingLogHandler().logger())
+        let running = Task { await connection.run(emit: log.append) }
+        _ = await log.wait(timeout: 10) { $0.contains { if case .strapDetails = $0 { true } else { false } } }
+        return (peripheral, log, running, serving)
+    }
+
+    func csc(_ events: [SourceEvent]) -> [CyclingSpeedCadenceMeasurement] {
+        events.compactMap { if case .cyclingSpeedCadence(_, let m, _) = $0 { m } else { nil } }
+    }
+
+    func power(_ events: [SourceEvent]) -> [CyclingPowerMeasurement] {
+        events.compactMap { if case .cyclingPower(_, let m, _) = $0 { m } else { nil } }
+    }
+
+    @Test("A speed and cadence sensor: subscribed to 0x2A5B, every value decoded, a malformed one reported")
+    func speedCadenceSensor() async throws {
+        let (peripheral, log, running, serving) = try await session([.cyclingSpeedCadence])
+        #expect(peripheral.subscribed(.cscMeasurement) && !peripheral.subscribed(.heartRateMeasurement))
+        let value = CyclingSpeedCadenceMeasurement(wheel: RevolutionData(revolutions: 3, eventTime: 1638, ticksPerSecond: 1024, counterBits: 32),
+                                                   crank: RevolutionData(revolutions: 1, eventTime: 683, ticksPerSecond: 1024, counterBits: 16))
+        peripheral.notify(.cscMeasurement, value.encoded)
+        peripheral.notify(.cscMeasurement, [0x01, 0x05]) // truncated
+        let events = await log.wait(timeout: 10) { self.csc($0).count >= 1 && $0.contains { if case .cyclingUndecodable = $0 { true } else { false } } }
+        #expect(csc(events) == [value])
+        #expect(events.contains { if case .cyclingUndecodable(_, let e, _) = $0 { e.kind == .truncated } else { false } })
+        peripheral.disconnect()
+        #expect(await running.value == .disconnected)
+        serving.cancel()
+    }
+
+    @Test("A power meter: subscribed to 0x2A63, power with crank data decoded")
+    func powerMeter() async throws {
+        let (peripheral, log, running, serving) = try await session([.cyclingPower])
+        #expect(peripheral.subscribed(.cyclingPowerMeasurement))
+        let value = CyclingPowerMeasurement(powerWatts: 250, crank: RevolutionData(revolutions: 7, eventTime: 4096, ticksPerSecond: 1024, counterBits: 16))
+        peripheral.notify(.cyclingPowerMeasurement, value.encoded)
+        let events = await log.wait(timeout: 10) { self.power($0).count >= 1 }
+        #expect(power(events).first?.powerWatts == 250 && power(events).first?.crank?.revolutions == 7)
+        peripheral.disconnect()
+        _ = await running.value
+        serving.cancel()
+    }
+
+    @Test("A power meter that also exposes CSC: one connection, both measurements, each to its decoder")
+    func combinedDevice() async throws {
+        let (peripheral, log, running, serving) = try await session([.cyclingPower, .cyclingSpeedCadence])
+        #expect(peripheral.subscribed(.cyclingPowerMeasurement) && peripheral.subscribed(.cscMeasurement))
+        peripheral.notify(.cyclingPowerMeasurement, CyclingPowerMeasurement(powerWatts: 180).encoded)
+        peripheral.notify(.cscMeasurement, CyclingSpeedCadenceMeasurement(crank: RevolutionData(revolutions: 2, eventTime: 100, ticksPerSecond: 1024, counterBits: 16)).encoded)
+        let events = await log.wait(timeout: 10) { self.power($0).count >= 1 && self.csc($0).count >= 1 }
+        #expect(power(events).map(\.powerWatts) == [180])
+        #expect(csc(events).first?.crank?.revolutions == 2)
+        peripheral.disconnect()
+        _ = await running.value
+        serving.cancel()
+    }
+
+    @Test("A device with none of the sensor services is refused with what it lacks")
+    func noSensorService() async throws {
+        let link = try ATTBearer.pair(label: "none")
+        let peripheral = SimulatedSensorPeripheral(descriptor: link.peripheral, behaviour: .init(services: []))
+        let serving = Task { await peripheral.run() }
+        let connection = StrapConnection(strapID: "x", bearer: link.client, clock: SystemClock(), logger: CapturingLogHandler().logger())
+        let reason = await connection.run(emit: { _ in })
+        #expect(reason.description.contains("no Heart Rate (0x180D), Cycling Speed and Cadence (0x1816) or Cycling Power (0x1818) service"))
+        serving.cancel()
+    }
+}
