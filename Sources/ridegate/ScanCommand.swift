@@ -6,20 +6,21 @@ import RidegateLinux
 struct ScanCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scan",
-        abstract: "List nearby heart-rate straps (devices advertising the Heart Rate Service).",
+        abstract: "List nearby sensors: heart-rate straps, speed/cadence sensors and power meters, with what each measures.",
         discussion: """
             Scans with the kernel's Bluetooth management interface, beside bluetoothd, and stops scanning \
             when done. Needs CAP_NET_ADMIN (root, or `sudo setcap cap_net_admin,cap_net_raw+ep` on the binary). \
-            Use an address or name from here in heart_rate.straps, or leave it at "auto".
+            A sensor is a device advertising the Heart Rate (0x180D), Cycling Speed and Cadence (0x1816) or Cycling \
+            Power (0x1818) service. Use a strap's address or name in heart_rate.straps, or leave it at "auto".
             """)
 
     @Option(help: ArgumentHelp("Scan for this many seconds (1 to 300).", valueName: "seconds"))
     var seconds: Int = 10
 
-    @Flag(help: "Print one JSON object per sighting (address, address_type, name, rssi) instead of a table.")
+    @Flag(help: "Print one JSON object per sighting (address, address_type, name, rssi, heart_rate, kinds) instead of a table.")
     var json = false
 
-    @Flag(help: "List every advertising device, not only heart-rate straps.")
+    @Flag(help: "List every advertising device, not only sensors.")
     var all = false
 
     func validate() throws {
@@ -37,7 +38,7 @@ struct ScanCommand: AsyncParsableCommand {
             group.addTask {
                 do throws(BluetoothError) {
                     try await StrapScanner().scan { device in
-                        guard showAll || device.advertising.advertisesHeartRate else { return }
+                        guard showAll || !device.advertising.sensorKinds.isEmpty else { return }
                         let merged = table.withLock { devices -> ManagementEvent.DeviceFound in
                             var entry = device
                             if let previous = devices[device.address] {
@@ -55,6 +56,7 @@ struct ScanCommand: AsyncParsableCommand {
                             w.add("name", merged.advertising.localName)
                             w.add("rssi", merged.rssi)
                             w.add("heart_rate", merged.advertising.advertisesHeartRate)
+                            w.add("kinds", json: "[" + merged.advertising.sensorKinds.map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "]")
                             print(w.finish())
                         } else if live {
                             Self.draw(table.withLock { Array($0.values) }, redraw: true)
@@ -84,14 +86,18 @@ struct ScanCommand: AsyncParsableCommand {
 
     static func draw(_ devices: [ManagementEvent.DeviceFound], redraw: Bool) {
         var text = redraw ? "\u{1B}[H\u{1B}[2J" : ""
-        text += "address            type    rssi  name\n"
+        text += "address            type    rssi  measures                   name\n"
         for d in devices.sorted(by: { $0.rssi > $1.rssi }) {
             let address = d.address.description
             let kind = d.address.kind.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)
             let rssi = String(d.rssi).padding(toLength: 5, withPad: " ", startingAt: 0)
-            text += "\(address)  \(kind) \(rssi) \(d.advertising.localName ?? "-")\n"
+            let kinds = d.advertising.sensorKinds.map(\.measures).joined(separator: ", ")
+            let measures = (kinds.isEmpty ? "-" : kinds).padding(toLength: 26, withPad: " ", startingAt: 0)
+            text += "\(address)  \(kind) \(rssi) \(measures) \(d.advertising.localName ?? "-")\n"
         }
-        if devices.isEmpty { text += "(no heart-rate straps seen yet: wear the strap, or wet its electrodes, to wake it)\n" }
+        if devices.isEmpty {
+            text += "(no sensors seen yet: wear the strap, or wet its electrodes, to wake it; turn the crank or the wheel to wake a power meter or a speed/cadence sensor)\n"
+        }
         print(text, terminator: "")
     }
 }

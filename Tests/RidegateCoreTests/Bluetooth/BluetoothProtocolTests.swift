@@ -144,3 +144,16 @@ import Testing
         #expect(ManagementEvent.describe(status: 0x14).contains("CAP_NET_ADMIN"))
     }
 }
+
+@Suite struct SensorKindTests {
+    @Test("A device's sensor kinds come from the services it advertises; a power meter may advertise CSC too")
+    func kindsFromAdvertising() {
+        // Flags, then a complete list of 16-bit service UUIDs: Cycling Power and CSC.
+        let powerMeter = AdvertisingData(parsing: [0x02, 0x01, 0x06, 0x05, 0x03, 0x18, 0x18, 0x16, 0x18])
+        #expect(powerMeter.sensorKinds == [.speedCadence, .power])
+        let strap = AdvertisingData(parsing: [0x03, 0x03, 0x0D, 0x18])
+        #expect(strap.sensorKinds == [.heartRate] && strap.advertisesHeartRate)
+        #expect(AdvertisingData(parsing: [0x03, 0x03, 0x0F, 0x18]).sensorKinds.isEmpty) // battery only: not a sensor
+        #expect(SensorKind.allCases.map(\.measures) == ["heart rate", "speed/cadence", "power"])
+    }
+}
