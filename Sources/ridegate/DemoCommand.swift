@@ -81,7 +81,7 @@ struct DemoCommand: AsyncParsableCommand {
             writeError("the bundled demo ride was not found; pass one with --ride PATH")
             throw ExitCode(ExitStatus.unavailable)
         }
-        let signals = TerminationSignals()
+        let signals = TerminationSignals(logger: logger)
         let gateway: Gateway
         do {
             gateway = try GatewayAssembly.demo(config: settings, options: .init(ridePath: ridePath, speed: speed),

@@ -31,7 +31,7 @@ struct RunCommand: AsyncParsableCommand {
             return
         }
         let logger = global.logger(configured: config.logLevel)
-        let signals = TerminationSignals()
+        let signals = TerminationSignals(logger: logger)
         let gateway: Gateway
         do {
             gateway = try GatewayAssembly.daemon(config: config, version: RidegateVersion.current, logger: logger)

@@ -126,7 +126,9 @@ public enum GatewayAssembly {
     /// The spool in the state directory; memory (with a warning) when it cannot be opened.
     static func openSpool(_ config: GatewayConfig, logger: Logger) -> any ReadingStore {
         do {
-            _ = mkdir(config.stateDirectory, 0o755)
+            // Only ridegate reads its state (the GPS track in the spool): 0700, also for a directory made earlier.
+            _ = mkdir(config.stateDirectory, 0o700)
+            _ = chmod(config.stateDirectory, 0o700)
             return try SQLiteSpool(path: config.stateDirectory + "/spool.sqlite",
                                    maximumBytes: Int64(config.mqtt.spoolMaxMegabytes) * 1024 * 1024)
         } catch {
@@ -204,12 +206,13 @@ public enum GatewayAssembly {
         return sinks
     }
 
-    /// The first line of the password file; refused when others can read it.
+    /// The first line of the password file; refused when its group or others can read it.
     static func readPassword(_ path: String) throws(SetupError) -> String {
         do {
             let mode = try TextFile.mode(path)
-            if mode & 0o004 != 0 {
-                throw SetupError(description: "\(path): the MQTT password file is world-readable; run: chmod 600 \(path)")
+            if mode & 0o044 != 0 {
+                let who = mode & 0o004 != 0 ? "anyone on the system" : "its group"
+                throw SetupError(description: "\(path): the MQTT password file can be read by \(who); run: chmod 600 \(path)")
             }
             let text = try TextFile.read(path)
             return String(text.prefix { $0 != "\n" && $0 != "\r" })

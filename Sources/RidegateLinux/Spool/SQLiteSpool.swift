@@ -1,4 +1,5 @@
 import CSQLite
+import Glibc
 import RidegateCore
 
 /// The store-and-forward spool: every reading is written here before it is published and deleted only
@@ -29,6 +30,15 @@ public final class SQLiteSpool: @unchecked Sendable {
     public init(path: String, maximumBytes: Int64 = 200 * 1024 * 1024) throws(SpoolError) {
         self.path = path
         self.maximumBytes = maximumBytes
+        // The spool holds the GPS track: 0600 whatever the umask, made before SQLite opens it (its -wal and
+        // -shm files take the database's mode). ":memory:" and friends have no file.
+        if path.hasPrefix("/") {
+            let fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+            if fd >= 0 {
+                _ = fchmod(fd, 0o600)
+                Glibc.close(fd)
+            }
+        }
         var handle: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         guard sqlite3_open_v2(path, &handle, flags, nil) == SQLITE_OK, let handle else {

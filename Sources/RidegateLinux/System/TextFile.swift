@@ -32,7 +32,8 @@ public enum TextFile {
 
     /// Writes a small file crash-safely: a temporary file, fsync(2), then rename(2) over the old one, so
     /// a power cut leaves the old content or the new, never half.
-    public static func replace(_ path: String, with text: String, mode: mode_t = 0o644) throws(SystemCallError) {
+    /// Written 0600 by default: what ridegate keeps (the last position, the strap it chose) is the rider's own.
+    public static func replace(_ path: String, with text: String, mode: mode_t = 0o600) throws(SystemCallError) {
         let temporary = path + ".tmp"
         let fd: FileDescriptor
         do {
@@ -41,6 +42,8 @@ public enum TextFile {
             throw SystemCallError("open", temporary, error)
         }
         defer { fd.close() }
+        // Whatever the umask, and for a leftover temporary file created with other bits.
+        guard fchmod(fd.rawValue, mode) == 0 else { throw SystemCallError("fchmod", temporary, .current) }
         do {
             try fd.writeAll(Array(text.utf8))
         } catch {

@@ -133,4 +133,50 @@ import Testing
         let message = await missing.waitForAllOutput(timeout: 5).joined(separator: "\n")
         #expect(message.contains("line 3 on gpiochip9") && message.contains("gpiodetect"), "\(message)")
     }
+
+    @Test("SIGHUP, SIGUSR1 and SIGUSR2 are not death: a log line each, the ride goes on; SIGQUIT stops it in order")
+    func signalsThatDoNotKill() async throws {
+        let broker = try MosquittoBroker()
+        let sub = try MQTTSubscriber(port: broker.port, topic: "ridegate/sig/#")
+        let demo = try ChildProcess(RidegateAppTestsPaths.executable,
+                                    ["demo", "--broker", "127.0.0.1:\(broker.port)", "--speed", "10", "--device-id", "sig"], captureOutput: true)
+        await sub.wait(timeout: TestTime.seconds(10)) { $0.contains { $0.topic == "ridegate/sig/gps" } }
+        for (sig, name) in [(SIGHUP, "SIGHUP"), (SIGUSR1, "SIGUSR1"), (SIGUSR2, "SIGUSR2")] {
+            demo.signal(sig)
+            let log = await demo.waitForOutput(timeout: 5) { $0.contains { $0.contains("signal ignored") && $0.contains(name) } }
+            #expect(log.contains { $0.contains("signal ignored") && $0.contains(name) }, "\(name) not reported")
+        }
+        #expect(!demo.hasExited)
+        let before = sub.messages.filter { $0.topic == "ridegate/sig/gps" }.count
+        let still = await sub.wait(timeout: 5) { $0.filter { $0.topic == "ridegate/sig/gps" }.count > before + 2 }
+        #expect(still.filter { $0.topic == "ridegate/sig/gps" }.count > before + 2, "the ride stopped after the signals")
+        demo.signal(SIGQUIT)
+        #expect(await demo.waitForExit(timeout: TestTime.seconds(5)).flatMap(ChildProcess.exitCode) == 0)
+        let after = await sub.wait(timeout: 5) { $0.last { $0.topic == "ridegate/sig/status" }?.payload == "offline" }
+        #expect(after.last { $0.topic == "ridegate/sig/status" }?.payload == "offline")
+    }
+
+    @Test("State is the rider's own: directory 0700, spool and position files 0600, whatever the umask")
+    func stateFileModes() async throws {
+        let broker = try MosquittoBroker()
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("rg-modes-\(UUID().uuidString)").path
+        let old = umask(0o022)
+        defer { umask(old) }
+        let sub = try MQTTSubscriber(port: broker.port, topic: "ridegate/modes/#")
+        let demo = try ChildProcess(RidegateAppTestsPaths.executable,
+                                    ["demo", "--broker", "127.0.0.1:\(broker.port)", "--speed", "20", "--device-id", "modes", "--state-directory", state],
+                                    captureOutput: true)
+        await sub.wait(timeout: TestTime.seconds(10)) { $0.contains { $0.topic == "ridegate/modes/sun" } } // the position is remembered by then
+        demo.signal(SIGTERM)
+        #expect(await demo.waitForExit(timeout: TestTime.seconds(5)).flatMap(ChildProcess.exitCode) == 0)
+        func mode(_ path: String) -> Int? {
+            (try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue
+        }
+        #expect(mode(state) == 0o700)
+        #expect(mode(state + "/spool.sqlite") == 0o600)
+        #expect(mode(state + "/last-position") == 0o600)
+        for extra in ["/spool.sqlite-wal", "/spool.sqlite-shm"] where FileManager.default.fileExists(atPath: state + extra) {
+            #expect(mode(state + extra) == 0o600, "\(extra)")
+        }
+    }
 }

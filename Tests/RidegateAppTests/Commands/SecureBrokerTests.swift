@@ -60,12 +60,15 @@ import Testing
         demo.signal(SIGTERM)
         _ = await demo.waitForExit(timeout: 5)
 
-        chmod("\(dir)/mqtt-password", 0o644)
-        let refused = try ChildProcess(RidegateAppTestsPaths.executable,
-                                       ["demo", "--config", config, "--broker", "localhost:\(broker.port)", "--device-id", "tls"], captureOutput: true)
-        let status = await refused.waitForExit(timeout: 10)
-        #expect(status.flatMap(ChildProcess.exitCode) == 69)
-        #expect(await refused.waitForOutput(timeout: 5) { $0.joined().contains("world-readable") }.joined().contains("world-readable"))
+        // Readable by anyone, or by its group only: both refused, each saying who can read it and the fix.
+        for (bits, who) in [(0o644, "anyone on the system"), (0o640, "its group")] {
+            chmod("\(dir)/mqtt-password", mode_t(bits))
+            let refused = try ChildProcess(RidegateAppTestsPaths.executable,
+                                           ["demo", "--config", config, "--broker", "localhost:\(broker.port)", "--device-id", "tls"], captureOutput: true)
+            #expect(await refused.waitForExit(timeout: 10).flatMap(ChildProcess.exitCode) == 69)
+            let message = await refused.waitForAllOutput(timeout: 5).joined(separator: "\n")
+            #expect(message.contains("can be read by \(who)") && message.contains("chmod 600"), "\(message)")
+        }
     }
 
     @Test("A broker whose certificate is from another CA, or for another host name, is never talked to")

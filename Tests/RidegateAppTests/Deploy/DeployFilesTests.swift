@@ -49,7 +49,7 @@ import Testing
         let settings = unit.split(separator: "\n").filter { $0.contains("=") && !$0.hasPrefix("#") }.map(String.init)
         for line in ["Type=notify", "WatchdogSec=30", "Restart=on-failure", "User=ridegate", "SupplementaryGroups=dialout gpio",
                      "AmbientCapabilities=CAP_NET_RAW CAP_NET_ADMIN", "CapabilityBoundingSet=CAP_NET_RAW CAP_NET_ADMIN",
-                     "StateDirectory=ridegate", "ProtectSystem=strict", "ProtectHome=yes", "PrivateTmp=yes", "NoNewPrivileges=yes",
+                     "StateDirectory=ridegate", "StateDirectoryMode=0700", "UMask=0077", "ProtectSystem=strict", "ProtectHome=yes", "PrivateTmp=yes", "NoNewPrivileges=yes",
                      "ExecStopPost=-/usr/bin/ridegate led off --config /etc/ridegate/ridegate.toml"] {
             #expect(settings.contains(line), "missing \(line)")
         }
