@@ -7,16 +7,17 @@ import TOMLKit
 /// came from, so `TOMLKeyLines` finds each key's line in the text.
 public enum TOMLConfigLoader {
     public static func load(path: String) throws(ConfigError) -> GatewayConfig {
-        let text: String
+        let bytes: [UInt8]
         do {
-            text = try TextFile.read(path)
+            bytes = try TextFile.readBytes(path, limit: ConfigText.maximumBytes)
         } catch {
             throw ConfigError(file: path, line: nil, key: "", problem: "cannot read the config file: \(error.errno). Pass another with --config PATH, or copy deploy/ridegate.toml.example there")
         }
-        return try parse(text, file: path)
+        return try parse(try ConfigText.check(bytes, file: path), file: path)
     }
 
     public static func parse(_ text: String, file: String) throws(ConfigError) -> GatewayConfig {
+        _ = try ConfigText.check(Array(text.utf8), file: file)
         let table: TOMLTable
         do {
             table = try TOMLTable(string: text)

@@ -2,7 +2,9 @@ import Glibc
 
 /// Whole-file reads for small files (config, password file, the demo ride).
 public enum TextFile {
-    public static func readBytes(_ path: String) throws(SystemCallError) -> [UInt8] {
+    /// - Parameter limit: stop once more than this many bytes were read, so a caller can refuse a file that is
+    ///   too large — or endless, like /dev/zero — without reading it all.
+    public static func readBytes(_ path: String, limit: Int = .max) throws(SystemCallError) -> [UInt8] {
         let fd: FileDescriptor
         do {
             fd = try FileDescriptor.open(path, O_RDONLY | O_CLOEXEC)
@@ -23,6 +25,7 @@ public enum TextFile {
             }
             if n == 0 { return bytes }
             bytes.append(contentsOf: chunk[0..<n])
+            if bytes.count > limit { return bytes }
         }
     }
 

@@ -179,4 +179,18 @@ import Testing
             #expect(mode(state + extra) == 0o600, "\(extra)")
         }
     }
+
+    @Test("--check-config on /dev/zero, on a binary file, on a 10,000-level header: exit 1 at once with the reason, no crash")
+    func hostileConfigFiles() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rg-hostile-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try ("[mqtt]\nport = 1883\n" + "\u{0}[zones]\nmax_hr = 400\n").write(toFile: "\(dir)/nul.toml", atomically: true, encoding: .utf8)
+        try ("[" + Array(repeating: "a", count: 10_000).joined(separator: ".") + "]\n").write(toFile: "\(dir)/deep.toml", atomically: true, encoding: .utf8)
+        for (file, reason) in [("/dev/zero", "larger than 1 MiB"), ("\(dir)/nul.toml", "nul.toml:3: a NUL byte"), ("\(dir)/deep.toml", "deep.toml:1: nested more than 32")] {
+            let check = try ChildProcess(RidegateAppTestsPaths.executable, ["run", "--check-config", "--config", file], captureOutput: true)
+            #expect(await check.waitForExit(timeout: TestTime.seconds(10)).flatMap(ChildProcess.exitCode) == 1, "\(file)")
+            let output = await check.waitForAllOutput(timeout: 5).joined(separator: "\n")
+            #expect(output.contains(reason), "\(file): \(output)")
+        }
+    }
 }

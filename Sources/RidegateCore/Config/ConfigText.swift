@@ -1,0 +1,99 @@
+/// What a config file's bytes must be before a TOML parser sees them: small (a ridegate config is a few
+/// kilobytes; /dev/zero given as the config must not grow to gigabytes), free of NUL bytes (a binary file,
+/// or a copy cut short: a parser may stop at the NUL and call the rest valid), and not nested deeper than
+/// any real config (a 10,000-level `[a.a.a…]` header crashed the parser's recursion).
+public enum ConfigText {
+    public static let maximumBytes = 1 << 20
+    /// ridegate's own config nests three levels at most; TOML written by people rarely passes ten.
+    public static let maximumDepth = 32
+
+    /// The text of `bytes`, or the first reason it cannot be a config, with its line (and column).
+    public static func check(_ bytes: [UInt8], file: String) throws(ConfigError) -> String {
+        guard bytes.count <= maximumBytes else {
+            throw ConfigError(file: file, line: nil, key: "",
+                              problem: "the file is larger than 1 MiB (a ridegate config is a few kilobytes): is --config the right file?")
+        }
+        if let nul = bytes.firstIndex(of: 0) {
+            let (line, column) = position(of: nul, in: bytes)
+            throw ConfigError(file: file, line: line, key: "",
+                              problem: "a NUL byte at column \(column): the file is binary or was cut short while copying (everything after it would be ignored)")
+        }
+        var depth = 0
+        var lineStart = true
+        var header: (dots: Int, open: Bool) = (0, false)
+        for (byte, line) in structure(of: bytes) {
+            switch byte {
+            case UInt8(ascii: "\n"):
+                lineStart = true
+                header.open = false
+                continue
+            case UInt8(ascii: "[") where lineStart && depth == 0:
+                header = (0, true) // a table header: its depth is its dotted parts
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                if !header.open { depth += 1 }
+            case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                if header.open { header.open = byte != UInt8(ascii: "]") } else { depth = max(0, depth - 1) }
+            case UInt8(ascii: "."):
+                if header.open { header.dots += 1 }
+            default:
+                break
+            }
+            if byte != UInt8(ascii: " "), byte != UInt8(ascii: "\t") { lineStart = false }
+            if max(depth, header.open ? header.dots + 1 : 0) > maximumDepth {
+                throw ConfigError(file: file, line: line, key: "",
+                                  problem: "nested more than \(maximumDepth) levels deep (ridegate's settings nest three at most): is --config the right file?")
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The bytes that give a TOML document its shape, with their line: strings (basic, literal, and both
+    /// multi-line forms) and comments left out, line ends kept.
+    static func structure(of bytes: [UInt8]) -> [(byte: UInt8, line: Int)] {
+        var out: [(UInt8, Int)] = []
+        var line = 1
+        var i = 0
+        func at(_ j: Int) -> UInt8 { j < bytes.count ? bytes[j] : 0 }
+        while i < bytes.count {
+            let b = bytes[i]
+            if b == UInt8(ascii: "\"") || b == UInt8(ascii: "'") {
+                let triple = at(i + 1) == b && at(i + 2) == b
+                let basic = b == UInt8(ascii: "\"")
+                i += triple ? 3 : 1
+                // Skip to the closing quote(s): escapes only in basic strings, line ends only in triple ones.
+                while i < bytes.count {
+                    let c = bytes[i]
+                    if basic, c == UInt8(ascii: "\\") { i += 2; continue }
+                    if c == UInt8(ascii: "\n") {
+                        line += 1
+                        if !triple { break }
+                    }
+                    if c == b, !triple || (at(i + 1) == b && at(i + 2) == b) {
+                        i += triple ? 3 : 1
+                        break
+                    }
+                    i += 1
+                }
+                continue
+            }
+            if b == UInt8(ascii: "#") {
+                while i < bytes.count, bytes[i] != UInt8(ascii: "\n") { i += 1 }
+                continue
+            }
+            out.append((b, line))
+            if b == UInt8(ascii: "\n") { line += 1 }
+            i += 1
+        }
+        return out
+    }
+
+    static func position(of index: Int, in bytes: [UInt8]) -> (line: Int, column: Int) {
+        var line = 1
+        var lineStart = 0
+        for (i, b) in bytes[..<index].enumerated() where b == UInt8(ascii: "\n") {
+            line += 1
+            lineStart = i + 1
+        }
+        return (line, index - lineStart + 1)
+    }
+}

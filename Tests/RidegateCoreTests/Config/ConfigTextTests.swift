@@ -1,0 +1,58 @@
+import RidegateCore
+import Testing
+
+/// A config's bytes before TOML sees them: size, NUL bytes, nesting — each refused with where and why.
+@Suite struct ConfigTextTests {
+    func check(_ text: String) -> ConfigError? {
+        do throws(ConfigError) {
+            _ = try ConfigText.check(Array(text.utf8), file: "c.toml")
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test("A real config passes, brackets and dots inside strings and comments do not count")
+    func realConfigPasses() {
+        #expect(check("""
+            device_id = "bike"
+            [mqtt]
+            host = "pi.local" # [[[[[ a comment with brackets
+            [zones]
+            percentages = [50, 60, 70, 80, 90]
+            [heart_rate]
+            straps = ["Polar [H10] *", 'AA:BB:CC:DD:EE:FF']
+            note = \"\"\"
+            [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[ a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r.s.t.u.v.w.x.y.z.a.b.c.d.e.f.g.h
+            \"\"\"
+            [a.b.c]
+            x = { y = [1, [2, [3]]] }
+            """) == nil)
+    }
+
+    @Test("A NUL byte: refused with its line and column (a parser would stop there and call the rest valid)")
+    func nulByte() throws {
+        let error = try #require(check("[mqtt]\nhost = \"a\u{0}b\"\nport = 1\n"))
+        #expect(error.line == 2)
+        #expect(error.problem.contains("NUL byte at column 10"))
+    }
+
+    @Test("A header 10,000 levels deep, arrays nested 10,000 deep: refused on their line, not parsed (it crashed)")
+    func deepNesting() throws {
+        let header = "[" + Array(repeating: "a", count: 10_000).joined(separator: ".") + "]\nx = 1\n"
+        let error = try #require(check("device_id = \"x\"\n" + header))
+        #expect(error.line == 2 && error.problem.contains("nested more than 32 levels"))
+        let arrays = "x = " + String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000) + "\n"
+        #expect(try #require(check(arrays)).problem.contains("nested more than 32 levels"))
+        let inline = "x = " + String(repeating: "{ a = ", count: 40) + "1" + String(repeating: " }", count: 40) + "\n"
+        #expect(check(inline) != nil)
+        // 32 levels is still fine.
+        #expect(check("[" + Array(repeating: "a", count: 32).joined(separator: ".") + "]\n") == nil)
+    }
+
+    @Test("More than 1 MiB: refused before anything else")
+    func tooLarge() throws {
+        let error = try #require(check(String(repeating: "# padding\n", count: 120_000)))
+        #expect(error.problem.contains("larger than 1 MiB"))
+    }
+}
