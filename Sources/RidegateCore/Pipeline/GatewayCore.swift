@@ -118,18 +118,9 @@ public struct GatewayCore: Sendable {
             cyclingSensors[sensor] = state
             ridePower.add(watts: m.powerWatts, cadenceRPM: cadence, at: now, time: ts)
             let seq = nextSequence("power")
-            var json = JSONObjectWriter()
-            json.add("ts", ts.iso8601)
-            json.add("seq", seq)
-            json.add("sensor", sensor)
-            json.add("power_w", m.powerWatts)
-            json.add("power_3s_w", averages.0, decimals: 0)
-            json.add("power_10s_w", averages.1, decimals: 0)
-            json.add("cadence_rpm", cadence, decimals: 1)
-            json.add("wheel_speed_mps", speed, decimals: 2)
-            json.add("balance_pct", m.pedalPowerBalancePercent, decimals: 1)
-            json.add("clock_trusted", time.isTrusted)
-            effects.append(.publish(Publication(topic: "power", payload: json.finish(), sequence: seq)))
+            let payload = Payloads.power(m, sensor: sensor, averages: averages, cadence: cadence, wheelSpeed: speed, ts: ts, seq: seq,
+                                         clockTrusted: time.isTrusted)
+            effects.append(.publish(Publication(topic: "power", payload: payload, sequence: seq)))
 
         case .cyclingSpeedCadence(let sensor, let m, let at):
             let ts = time.utc(for: at)
@@ -138,14 +129,8 @@ public struct GatewayCore: Sendable {
                                                 circumferenceMillimetres: settings.wheelCircumferenceMillimetres)
             cyclingSensors[sensor] = state
             let seq = nextSequence("speed_cadence")
-            var json = JSONObjectWriter()
-            json.add("ts", ts.iso8601)
-            json.add("seq", seq)
-            json.add("sensor", sensor)
-            json.add("cadence_rpm", cadence, decimals: 1)
-            json.add("wheel_speed_mps", speed, decimals: 2)
-            json.add("clock_trusted", time.isTrusted)
-            effects.append(.publish(Publication(topic: "speed_cadence", payload: json.finish(), sequence: seq)))
+            let payload = Payloads.speedCadence(sensor: sensor, cadence: cadence, wheelSpeed: speed, ts: ts, seq: seq, clockTrusted: time.isTrusted)
+            effects.append(.publish(Publication(topic: "speed_cadence", payload: payload, sequence: seq)))
 
         case .strapState(let strap, let state, let reason, let at):
             effects += strapStateEffects(strap, state, reason: reason, ts: time.utc(for: at))

@@ -44,6 +44,33 @@ public enum Payloads {
         return json.finish()
     }
 
+    public static func power(_ m: CyclingPowerMeasurement, sensor: String, averages: (threeSeconds: Double?, tenSeconds: Double?),
+                             cadence: Double?, wheelSpeed: Double?, ts: Timestamp, seq: Int, clockTrusted: Bool) -> String {
+        var json = JSONObjectWriter()
+        json.add("ts", ts.iso8601)
+        json.add("seq", seq)
+        json.add("sensor", sensor)
+        json.add("power_w", m.powerWatts)
+        json.add("power_3s_w", averages.threeSeconds, decimals: 0)
+        json.add("power_10s_w", averages.tenSeconds, decimals: 0)
+        json.add("cadence_rpm", cadence, decimals: 1)
+        json.add("wheel_speed_mps", wheelSpeed, decimals: 2)
+        json.add("balance_pct", m.pedalPowerBalancePercent, decimals: 1)
+        json.add("clock_trusted", clockTrusted)
+        return json.finish()
+    }
+
+    public static func speedCadence(sensor: String, cadence: Double?, wheelSpeed: Double?, ts: Timestamp, seq: Int, clockTrusted: Bool) -> String {
+        var json = JSONObjectWriter(capacity: 128)
+        json.add("ts", ts.iso8601)
+        json.add("seq", seq)
+        json.add("sensor", sensor)
+        json.add("cadence_rpm", cadence, decimals: 1)
+        json.add("wheel_speed_mps", wheelSpeed, decimals: 2)
+        json.add("clock_trusted", clockTrusted)
+        return json.finish()
+    }
+
     public static func ride(_ ride: RideTracker.Summary, secondsInZone: [Double], power: RidePowerTotals = RidePowerTotals(),
                             ts: Timestamp, seq: Int) -> String {
         var json = JSONObjectWriter()
