@@ -94,9 +94,11 @@ import Testing
             let noise = step % 2 == 0 ? 0.5 : -0.5
             calibration.add(gpsMetres: metres + noise, wheelRevolutions: metres / circumference, hdop: 0.9, speed: metres)
         }
-        // Bad steps that would pull it off if counted: a poor fix, standing, a missed sensor reading.
-        calibration.add(gpsMetres: 40, wheelRevolutions: 1, hdop: 5, speed: 8)
-        calibration.add(gpsMetres: 2, wheelRevolutions: 3, hdop: 0.9, speed: 0.5)
+        // Bad steps that would pull it off if counted, each plausible on its own (2.45 m a revolution): poor fixes
+        // (multipath under trees), and creeping at a light, where GPS distance is mostly jitter.
+        for _ in 0..<100 { calibration.add(gpsMetres: 10, wheelRevolutions: 10 / 2.45, hdop: 5, speed: 8) }
+        for _ in 0..<100 { calibration.add(gpsMetres: 2, wheelRevolutions: 2 / 2.45, hdop: 0.9, speed: 0.5) }
+        // And one with a missed sensor reading: 8 m for one revolution is no wheel at all.
         calibration.add(gpsMetres: 8, wheelRevolutions: 1, hdop: 0.9, speed: 8)
         let estimate = try #require(calibration.estimateMillimetres)
         #expect(abs(estimate - 2096) / 2096 < 0.005, "estimate \(estimate) mm")
