@@ -164,7 +164,6 @@ public final class MosquittoClient: @unchecked Sendable {
     /// Stores and sends a reading, or keeps the newest retained state; never blocks the caller.
     public func publish(_ publication: Publication) {
         queue.async { [self] in
-            if let seq = publication.sequence { try? book.store.save(sequence: seq, for: publication.topic) }
             if publication.topic == "health" {
                 // The gateway's health, completed with what only the connection knows.
                 var p = publication
@@ -177,13 +176,16 @@ public final class MosquittoClient: @unchecked Sendable {
                 return
             }
             if publication.retain || publication.qos == 0 {
+                // Not spooled (latest-value state such as `sun`): its seq is kept on its own.
+                if let seq = publication.sequence { try? book.store.save(sequence: seq, for: publication.topic) }
                 if publication.retain { book.retained[publication.topic] = publication }
                 if isConnected { send(publication) }
                 return
             }
             let id: Int64
             do {
-                id = try book.store.append(topic: publication.topic, payload: publication.payload, qos: publication.qos)
+                id = try book.store.append(topic: publication.topic, payload: publication.payload, qos: publication.qos,
+                                           sequence: publication.sequence)
             } catch {
                 logger.error("cannot store a reading; sending it without a safety net", [("error", "\(error)")])
                 if isConnected { send(topic: topicPrefix + "/" + publication.topic, payload: publication.payload, qos: publication.qos, retain: false) }

@@ -3,7 +3,8 @@ import RidegateCore
 /// Where readings wait for the broker's acknowledgement: the SQLite spool on disk, or memory when there
 /// is no state directory (tools, tests). Used from one serial queue.
 public protocol ReadingStore: AnyObject, Sendable {
-    func append(topic: String, payload: String, qos: Int) throws(SpoolError) -> Int64
+    /// Stores a reading and, in the same step, its `seq` (see `SQLiteSpool.append`).
+    func append(topic: String, payload: String, qos: Int, sequence: Int?) throws(SpoolError) -> Int64
     func remove(_ id: Int64) throws(SpoolError)
     func pending(after afterID: Int64, limit: Int) throws(SpoolError) -> [SQLiteSpool.Entry]
     func depth() -> Int64
@@ -28,7 +29,8 @@ public final class MemoryReadingStore: ReadingStore, @unchecked Sendable {
         self.limit = limit
     }
 
-    public func append(topic: String, payload: String, qos: Int) throws(SpoolError) -> Int64 {
+    public func append(topic: String, payload: String, qos: Int, sequence seq: Int? = nil) throws(SpoolError) -> Int64 {
+        if let seq { sequence[topic] = seq }
         defer { nextID += 1 }
         entries.append(.init(id: nextID, topic: topic, payload: payload, qos: qos))
         if entries.count > limit {

@@ -67,16 +67,30 @@ public final class SQLiteSpool: @unchecked Sendable {
         sqlite3_close(db)
     }
 
-    /// Stores a reading; returns its id (the order of replay).
+    /// Stores a reading, and with it its `seq` when it has one; returns its id (the order of replay).
+    ///
+    /// The reading and its sequence number go in one transaction: a kill between two separate commits could
+    /// keep a reading whose `seq` was not saved, and the restarted gateway would number the next one the same.
     @discardableResult
-    public func append(topic: String, payload: String, qos: Int) throws(SpoolError) -> Int64 {
+    public func append(topic: String, payload: String, qos: Int, sequence: Int? = nil) throws(SpoolError) -> Int64 {
         guard let insert else { throw SpoolError(path: path, operation: "insert", message: "closed") }
-        sqlite3_reset(insert)
-        bindText(insert, 1, topic)
-        bindText(insert, 2, payload)
-        sqlite3_bind_int(insert, 3, Int32(qos))
-        guard sqlite3_step(insert) == SQLITE_DONE else { throw error("insert") }
-        let id = sqlite3_last_insert_rowid(db)
+        if sequence != nil { try execute("BEGIN IMMEDIATE") }
+        let id: Int64
+        do throws(SpoolError) {
+            sqlite3_reset(insert)
+            bindText(insert, 1, topic)
+            bindText(insert, 2, payload)
+            sqlite3_bind_int(insert, 3, Int32(qos))
+            guard sqlite3_step(insert) == SQLITE_DONE else { throw error("insert") }
+            id = sqlite3_last_insert_rowid(db)
+            if let sequence {
+                try save(sequence: sequence, for: topic)
+                try execute("COMMIT")
+            }
+        } catch {
+            if sequence != nil { _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil) }
+            throw error
+        }
         insertsSinceSizeCheck += 1
         // Three PRAGMAs every hundred readings: cheap, and the bound is never overshot by much.
         if insertsSinceSizeCheck >= 100 {

@@ -50,6 +50,20 @@ import Testing
         #expect(try SQLiteSpool(path: file).dropped == dropped)
     }
 
+    @Test("A reading and its seq are stored in one step: after a reopen both are there, the seq as the newest")
+    func readingAndSequenceTogether() throws {
+        let file = path()
+        do {
+            let spool = try SQLiteSpool(path: file)
+            for seq in 1...3 { try spool.append(topic: "gps", payload: "{\"seq\":\(seq)}", qos: 1, sequence: seq) }
+            try spool.append(topic: "heart_rate", payload: "{\"seq\":9}", qos: 1, sequence: 9)
+            try spool.append(topic: "log", payload: "no seq", qos: 1) // a reading without one leaves the numbers alone
+        }
+        let reopened = try SQLiteSpool(path: file)
+        #expect(reopened.sequences() == ["gps": 3, "heart_rate": 9])
+        #expect(reopened.depth() == 5)
+    }
+
     @Test("An unusable path is a clear error, not a crash")
     func badPath() {
         #expect(throws: SpoolError.self) { try SQLiteSpool(path: "/nonexistent-dir/spool.sqlite") }
