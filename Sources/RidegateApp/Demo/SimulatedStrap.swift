@@ -23,7 +23,7 @@ struct SimulatedStrap: EventSource {
             return
         }
         let peripheral = SimulatedSensorPeripheral(descriptor: link.peripheral)
-        let connection = StrapConnection(strapID: strapID, bearer: link.client, clock: clock, logger: logger)
+        let connection = SensorConnection(strapID: strapID, bearer: link.client, clock: clock, logger: logger)
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await peripheral.run() }
             group.addTask {

@@ -88,7 +88,7 @@ public struct HeartRateStrapSource: EventSource {
             }
             if selector == .auto { memory?.remember(found.address) }
             let connectedAt = SystemClock.monotonicSeconds()
-            let reason = await StrapConnection(strapID: id, bearer: bearer, clock: clock, logger: logger,
+            let reason = await SensorConnection(strapID: id, bearer: bearer, clock: clock, logger: logger,
                                                transactionTimeout: transactionTimeout).run(emit: emit)
             bearer.disconnect()
             if Task.isCancelled { return }

@@ -16,7 +16,7 @@ import Testing
         let peripheral = SimulatedSensorPeripheral(descriptor: link.peripheral, behaviour: .init(name: "Sensor", services: services))
         let log = EventLog([])
         let serving = Task { await peripheral.run() }
-        let connection = StrapConnection(strapID: "c1", bearer: link.client, clock: SystemClock(), logger: CapturingLogHandler().logger())
+        let connection = SensorConnection(strapID: "c1", bearer: link.client, clock: SystemClock(), logger: CapturingLogHandler().logger())
         let running = Task { await connection.run(emit: log.append) }
         _ = await log.wait(timeout: 10) { $0.contains { if case .strapDetails = $0 { true } else { false } } }
         return (peripheral, log, running, serving)
@@ -78,7 +78,7 @@ import Testing
         let link = try ATTBearer.pair(label: "none")
         let peripheral = SimulatedSensorPeripheral(descriptor: link.peripheral, behaviour: .init(services: []))
         let serving = Task { await peripheral.run() }
-        let connection = StrapConnection(strapID: "x", bearer: link.client, clock: SystemClock(), logger: CapturingLogHandler().logger())
+        let connection = SensorConnection(strapID: "x", bearer: link.client, clock: SystemClock(), logger: CapturingLogHandler().logger())
         let reason = await connection.run(emit: { _ in })
         #expect(reason.description.contains("no Heart Rate (0x180D), Cycling Speed and Cadence (0x1816) or Cycling Power (0x1818) service"))
         serving.cancel()

@@ -7,7 +7,7 @@ import Testing
 
 /// The real ATT client and strap session against a simulated peripheral speaking ATT PDUs over a
 /// socketpair(AF_UNIX, SOCK_SEQPACKET): the same message semantics as the L2CAP socket on a Pi.
-@Suite struct StrapConnectionTests {
+@Suite struct SensorConnectionTests {
     func heartRates(_ events: [SourceEvent]) -> [HeartRateMeasurement] {
         events.compactMap { if case .heartRate(_, let m, _) = $0 { m } else { nil } }
     }
@@ -18,7 +18,7 @@ import Testing
         let peripheral = SimulatedSensorPeripheral(descriptor: link.peripheral)
         let log = EventLog([])
         let peripheralTask = Task { await peripheral.run() }
-        let connection = StrapConnection(strapID: "s1", bearer: link.client, clock: SystemClock(), logger: CapturingLogHandler().logger())
+        let connection = SensorConnection(strapID: "s1", bearer: link.client, clock: SystemClock(), logger: CapturingLogHandler().logger())
         let session = Task { await connection.run(emit: log.append) }
         let connected = await log.wait(timeout: 10) { $0.contains { if case .strapDetails = $0 { true } else { false } } }
         #expect(peripheral.heartRateSubscribed)
@@ -45,7 +45,7 @@ import Testing
         let link = try ATTBearer.pair(label: "test")
         let peripheral = SimulatedSensorPeripheral(descriptor: link.peripheral, behaviour: .init(requirePairing: true))
         let peripheralTask = Task { await peripheral.run() }
-        let connection = StrapConnection(strapID: "s1", bearer: link.client, clock: SystemClock(), logger: CapturingLogHandler().logger())
+        let connection = SensorConnection(strapID: "s1", bearer: link.client, clock: SystemClock(), logger: CapturingLogHandler().logger())
         let reason = await connection.run(emit: { _ in })
         #expect(reason == .peer(request: 0x12, handle: 7, code: .insufficientAuthentication))
         #expect(reason.description.contains("requires pairing"))
@@ -57,7 +57,7 @@ import Testing
         let link = try ATTBearer.pair(label: "test")
         let peripheral = SimulatedSensorPeripheral(descriptor: link.peripheral, behaviour: .init(silent: true))
         let peripheralTask = Task { await peripheral.run() }
-        let connection = StrapConnection(strapID: "s1", bearer: link.client, clock: SystemClock(), logger: CapturingLogHandler().logger(),
+        let connection = SensorConnection(strapID: "s1", bearer: link.client, clock: SystemClock(), logger: CapturingLogHandler().logger(),
                                          transactionTimeout: 0.3)
         #expect(await connection.run(emit: { _ in }) == .timeout)
         peripheralTask.cancel()

@@ -1,10 +1,11 @@
 import RidegateCore
 import RidegateLinux
 
-/// One connected strap: GATT discovery, subscription to 0x2A37 (and battery level where it notifies),
-/// the strap's name, body sensor location and battery, then every notification through the decoder.
+/// One connected sensor (strap, power meter, speed/cadence sensor): GATT discovery, subscription to every
+/// measurement it carries (0x2A37, 0x2A5B, 0x2A63; battery level where it notifies),
+/// the device's name, a strap's body sensor location, battery, then every notification through its decoder.
 /// Runs until the link ends and says why.
-public struct StrapConnection: Sendable {
+public struct SensorConnection: Sendable {
     public let strapID: String
     public let bearer: ATTBearer
     public let clock: SystemClock
