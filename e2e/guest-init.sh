@@ -1,6 +1,6 @@
 #!/bin/bash
-# PID 1 of the end-to-end VM (init=/e2e/guest-init.sh). Starts a mosquitto, the Bumble strap on
-# /dev/vhci, a gpio-sim chip with a line named "led0", a pty fed with the demo ride, bluetoothd, and
+# PID 1 of the end-to-end VM (init=/e2e/guest-init.sh). Starts a mosquitto, the Bumble sensors (a strap, a
+# power meter, a speed/cadence sensor) on /dev/vhci, a gpio-sim chip with a line named "led0", a pty fed with the demo ride, bluetoothd, and
 # ridegate with a config using all of them. Then checks only what a user could observe: MQTT messages,
 # the LED line's value over time, the exit status. Prints E2E_PASS / E2E_FAIL lines and powers off.
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
@@ -18,7 +18,7 @@ python3 -c 'import fcntl, socket, struct; fcntl.ioctl(socket.socket(socket.AF_IN
     || fail "loopback up"
 finish() {
     echo "---- ridegate log"; tail -60 /tmp/ridegate.log
-    echo "---- strap log"; tail -20 /tmp/strap.log
+    echo "---- sensors log"; grep -v '_SENT' /tmp/sensors.log | tail -30
     echo "---- mqtt (first and last)"; head -5 /tmp/mqtt.log; tail -10 /tmp/mqtt.log
     echo "E2E_SUMMARY pass=$PASS fail=$FAIL uptime=$(up)s"
     sync; echo o > /proc/sysrq-trigger; sleep 5
@@ -37,10 +37,10 @@ mkdir $C $C/bank0 && echo 8 > $C/bank0/num_lines && mkdir $C/bank0/line3 && echo
 LED=/sys/devices/platform/$(cat $C/dev_name)/$(cat $C/bank0/chip_name)/sim_gpio3/value
 chgrp -R gpio /dev/gpiochip* 2>/dev/null
 
-# Bluetooth: the strap behind /dev/vhci, then bluetoothd (as on a Pi)
+# Bluetooth: the sensors behind /dev/vhci, then bluetoothd (as on a Pi)
 modprobe bluetooth && modprobe hci_vhci
-/opt/bumble/bin/python /e2e/strap.py > /tmp/strap.log 2>&1 &
-for _ in $(seq 200); do grep -q STRAP_READY /tmp/strap.log 2>/dev/null && [ -e /sys/class/bluetooth/hci0 ] && break; sleep 0.1; done
+/opt/bumble/bin/python /e2e/sensors.py > /tmp/sensors.log 2>&1 &
+for _ in $(seq 200); do grep -q SENSORS_READY /tmp/sensors.log 2>/dev/null && [ -e /sys/class/bluetooth/hci0 ] && break; sleep 0.1; done
 mkdir -p /run/dbus && dbus-daemon --system --fork --nopidfile
 /usr/libexec/bluetooth/bluetoothd -n > /tmp/bluetoothd.log 2>&1 & BLUETOOTHD=$!
 sleep 1
@@ -70,29 +70,46 @@ bursts_are() { # zone bursts pulses
     for p in ${pulses//,/ }; do [ "$p" -ge 100 ] && [ "$p" -le 220 ] || return 1; done
 }
 
+POWER_TOPIC=ridegate/e2e/sensor/e1e2e3e4e5e6
+CSC_TOPIC=ridegate/e2e/sensor/d1d2d3d4d5d6
 # 1. discovered and connected through the kernel, with bluetoothd running
-if wait_for 40 '"state":"connected"' /tmp/mqtt.log; then pass "strap connected with bluetoothd running ($(up)s)"; else fail "strap never connected"; finish; fi
+if wait_for 40 'strap/f1f2f3f4f5f6/state.*"state":"connected"' /tmp/mqtt.log; then pass "strap connected with bluetoothd running ($(up)s)"; else fail "strap never connected"; finish; fi
 # 2. heart rate as the strap sent it
-if wait_for 20 '"bpm":100' /tmp/mqtt.log && grep -q 'STRAP_SENT bpm=100' /tmp/strap.log && grep '"bpm":100' /tmp/mqtt.log | head -1 | grep -q '"contact":"detected"'; then
+if wait_for 20 '"bpm":100' /tmp/mqtt.log && grep -q 'STRAP_SENT bpm=100' /tmp/sensors.log && grep '"bpm":100' /tmp/mqtt.log | head -1 | grep -q '"contact":"detected"'; then
     pass "heart rate 100 bpm with contact on MQTT"
 else fail "heart rate 100 not seen"; fi
-# 3. LED timeline by zone, counted per burst: zone 1 is one 150 ms blink then a pause (1.9 s a cycle), zone 4
-# four blinks then a pause (3.1 s a cycle) (docs/hardware.md). The line is ridegate's output while it runs.
+# 3. the power meter and the speed/cadence sensor beside the strap, each on its own connection: power and
+# cadence (90 rpm sent) from the meter's crank data, wheel speed (8 m/s sent) and cadence (85 rpm) from the
+# sensor's revolutions, each under sensor/<address>
+num() { grep "^$1 " /tmp/mqtt.log | grep -o "\"$2\":[0-9.]*" | tail -1 | cut -d: -f2; }
+within() { python3 -c "import sys; v = sys.argv[1]; sys.exit(0 if v and $2 <= float(v) <= $3 else 1)" "$1"; }
+if wait_for 40 "^$POWER_TOPIC/power .*\"power_w\":200" /tmp/mqtt.log && wait_for 20 "^$CSC_TOPIC/speed_cadence .*\"wheel_speed_mps\":[0-9]" /tmp/mqtt.log \
+    && sleep 3 && within "$(num $POWER_TOPIC/power cadence_rpm)" 88 92 && within "$(num $CSC_TOPIC/speed_cadence wheel_speed_mps)" 7.8 8.2 \
+    && within "$(num $CSC_TOPIC/speed_cadence cadence_rpm)" 83 87 && grep -q 'POWER_SENT watts=200' /tmp/sensors.log \
+    && grep "^$POWER_TOPIC/info " /tmp/mqtt.log | tail -1 | grep -q '"location":"left_crank".*"measures":\["power","cadence"\]'; then
+    pass "power meter and speed/cadence sensor on MQTT (cadence $(num $POWER_TOPIC/power cadence_rpm) rpm, wheel $(num $CSC_TOPIC/speed_cadence wheel_speed_mps) m/s)"
+else fail "cycling sensors: power cadence '$(num $POWER_TOPIC/power cadence_rpm)', wheel '$(num $CSC_TOPIC/speed_cadence wheel_speed_mps)', csc cadence '$(num $CSC_TOPIC/speed_cadence cadence_rpm)'"; fi
+# 4. LED timeline by power zone (led.zones = "power", ftp 250), counted per burst: 200 W is zone 3, three
+# 150 ms blinks then a pause; 320 W is zone 6, six blinks then a pause (docs/hardware.md). The strap's
+# heart-rate zones meanwhile are 1 and 4, so the count says which the LED follows. The line is ridegate's
+# output while it runs.
 gpioinfo 2>/dev/null | grep -q 'led0.*"ridegate".*output' && held=yes || held=no
 sleep 4
-read -r edges1 pulses1 bursts1 <<< "$(sample_led 7.6)"
-if wait_for 40 '"bpm":160' /tmp/mqtt.log; then zone4_seen=yes; else zone4_seen=no; fi
-sleep 6 # hysteresis dwell, then a steady pattern
-read -r edges4 pulses4 bursts4 <<< "$(sample_led 12)"
-echo "  LED at zone 1: bursts $bursts1, pulses $pulses1 ms; at zone 4: bursts $bursts4, pulses $pulses4 ms; held by ridegate: $held"
-if [ "$held" = yes ] && [ "$zone4_seen" = yes ] && bursts_are 1 "$bursts1" "$pulses1" && bursts_are 4 "$bursts4" "$pulses4"; then
-    pass "LED timeline follows the zone (bursts of 1 at zone 1: $bursts1; bursts of 4 at zone 4: $bursts4)"
-else fail "LED timeline: held $held, 160 bpm seen $zone4_seen, zone 1 bursts $bursts1 ($pulses1), zone 4 bursts $bursts4 ($pulses4)"; fi
-# 4. GPS fixes and speed
+read -r edges3 pulses3 bursts3 <<< "$(sample_led 9)"
+if wait_for 40 '"power_w":320' /tmp/mqtt.log; then zone6_seen=yes; else zone6_seen=no; fi
+sleep 6 # the 3 s average, the hysteresis dwell, then a steady pattern
+read -r edges6 pulses6 bursts6 <<< "$(sample_led 14)"
+echo "  LED at power zone 3: bursts $bursts3, pulses $pulses3 ms; at zone 6: bursts $bursts6, pulses $pulses6 ms; held by ridegate: $held"
+if [ "$held" = yes ] && [ "$zone6_seen" = yes ] && bursts_are 3 "$bursts3" "$pulses3" && bursts_are 6 "$bursts6" "$pulses6"; then
+    pass "LED timeline follows the power zone (bursts of 3 at 200 W: $bursts3; bursts of 6 at 320 W: $bursts6)"
+else fail "LED timeline: held $held, 320 W seen $zone6_seen, zone 3 bursts $bursts3 ($pulses3), zone 6 bursts $bursts6 ($pulses6)"; fi
+# 5. GPS fixes and speed
 # (the ride starts with the bike standing; under a loaded host the VM is slower, so wait for it to move)
 if wait_for 60 '"speed_mps":[1-9]' /tmp/mqtt.log && grep -q '"mode":"3d"' /tmp/mqtt.log; then pass "GPS fixes with speed on MQTT"; else fail "no GPS fixes with speed"; fi
-# 5. the strap goes away and comes back: reconnected without a restart, this time without bluetoothd
-wait_for 40 '"state":"lost"' /tmp/mqtt.log && pass "strap loss reported" || fail "strap loss not reported"
+# 6. the strap and the power meter go away and come back: reconnected without a restart, this time without
+# bluetoothd
+wait_for 40 'strap/f1f2f3f4f5f6/state.*"state":"lost"' /tmp/mqtt.log && wait_for 20 "^$POWER_TOPIC/state .*\"state\":\"lost\"" /tmp/mqtt.log \
+    && pass "strap and power meter losses reported" || fail "strap or power meter loss not reported"
 kill $BLUETOOTHD; wait $BLUETOOTHD 2>/dev/null
 btmgmt --index 0 power on > /dev/null 2>&1 # bluetoothd powers the adapter off when it exits
 # Only what arrives after bluetoothd is gone counts: the log from this line on.
@@ -103,14 +120,20 @@ for _ in $(seq 400); do after_gone | grep -q '"bpm":130' && break; sleep 0.1; do
 if after_gone | grep -q '"state":"connected"' && after_gone | grep -q '"bpm":130' && ! pgrep -x bluetoothd > /dev/null; then
     pass "strap reconnected without a restart and without bluetoothd"
 else fail "no reconnection after bluetoothd stopped (log since then: $(after_gone | grep -c '') lines)"; fi
-# 6. SIGTERM: clean exit, the LED line given back, offline published last, no state claiming a connection.
+for _ in $(seq 200); do after_gone | grep -q '"power_w":150' && break; sleep 0.1; done
+if after_gone | grep -q "^$POWER_TOPIC/state .*\"state\":\"connected\"" && after_gone | grep -q "^$POWER_TOPIC/power .*\"power_w\":150"; then
+    pass "power meter reconnected without a restart (150 W after its return)"
+else fail "power meter not back: $(after_gone | grep "^$POWER_TOPIC/state" | tail -1)"; fi
+# 7. SIGTERM: clean exit, the LED line given back, offline published last, no state claiming a connection.
 # (That the line is driven low before it is released cannot be seen here: gpio-sim pulls a released line
 # to its pull either way. LEDSinkTests checks that order with a recording output.)
 kill -TERM $GATEWAY; wait $GATEWAY; status=$?
 sleep 1
 released=$(gpioinfo 2>/dev/null | grep 'led0' | grep -c '"ridegate"')
 if [ "$status" = 0 ] && [ "$released" = 0 ] && [ "$(tail -1 /tmp/mqtt.log)" = 'ridegate/e2e/status offline' ] \
-    && grep 'ridegate/e2e/strap/.*/state' /tmp/mqtt.log | tail -1 | grep -q '"state":"stopped"'; then
-    pass "SIGTERM: exit 0, LED line released, offline published last, strap state stopped"
+    && grep 'ridegate/e2e/strap/.*/state' /tmp/mqtt.log | tail -1 | grep -q '"state":"stopped"' \
+    && grep "^$POWER_TOPIC/state " /tmp/mqtt.log | tail -1 | grep -q '"state":"stopped"' \
+    && grep "^$CSC_TOPIC/state " /tmp/mqtt.log | tail -1 | grep -q '"state":"stopped"'; then
+    pass "SIGTERM: exit 0, LED line released, offline published last, every sensor's state stopped"
 else fail "SIGTERM: exit $status, line still held: $released, last mqtt: $(tail -1 /tmp/mqtt.log)"; fi
 finish

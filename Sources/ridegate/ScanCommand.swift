@@ -37,7 +37,7 @@ struct ScanCommand: AsyncParsableCommand {
         let outcome: Result<Void, BluetoothError> = await withTaskGroup(of: Result<Void, BluetoothError>?.self) { group in
             group.addTask {
                 do throws(BluetoothError) {
-                    try await StrapScanner().scan { device in
+                    try await AdvertisementScanner().scan { device in
                         guard showAll || !device.advertising.sensorKinds.isEmpty else { return }
                         let merged = table.withLock { devices -> ManagementEvent.DeviceFound in
                             var entry = device

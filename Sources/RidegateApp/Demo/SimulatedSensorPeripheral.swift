@@ -16,14 +16,19 @@ public final class SimulatedSensorPeripheral: Sendable {
         public var name = "HR-Strap"
         public var batteryPercent: UInt8 = 87
         public var services: [Service] = [.heartRate]
+        /// Device Information (0x180A), when given.
+        public var manufacturer: String?
+        public var model: String?
 
         public init(requirePairing: Bool = false, silent: Bool = false, name: String = "HR-Strap", batteryPercent: UInt8 = 87,
-                    services: [Service] = [.heartRate]) {
+                    services: [Service] = [.heartRate], manufacturer: String? = nil, model: String? = nil) {
             self.requirePairing = requirePairing
             self.silent = silent
             self.name = name
             self.batteryPercent = batteryPercent
             self.services = services
+            self.manufacturer = manufacturer
+            self.model = model
         }
     }
 
@@ -81,6 +86,11 @@ public final class SimulatedSensorPeripheral: Sendable {
                 characteristic(.cyclingPowerFeature, properties: 0x02, value: [0x0C, 0x00, 0x00, 0x00]) // wheel and crank data
                 characteristic(.sensorLocation, properties: 0x02, value: [5])                         // left crank
             }
+        }
+        if behaviour.manufacturer != nil || behaviour.model != nil {
+            _ = add(.primaryService, BluetoothUUID.deviceInformationService.bytes)
+            if let manufacturer = behaviour.manufacturer { characteristic(.manufacturerName, properties: 0x02, value: Array(manufacturer.utf8)) }
+            if let model = behaviour.model { characteristic(.modelNumber, properties: 0x02, value: Array(model.utf8) + [0]) } // NUL-padded, as some do
         }
         _ = add(.primaryService, BluetoothUUID.batteryService.bytes)
         characteristic(.batteryLevel, properties: 0x12, value: [behaviour.batteryPercent])

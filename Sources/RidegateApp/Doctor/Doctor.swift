@@ -63,8 +63,17 @@ public struct Doctor: Sendable {
         return PiSerialConfiguration.check(model: model, configTxt: configTxt, cmdlineTxt: cmdline, gpsDevice: config.gps.device)
     }
 
+    static func checkName(_ kind: SensorKind) -> String {
+        switch kind {
+        case .heartRate: "heart-rate straps"
+        case .power: "power meters"
+        case .speedCadence: "speed/cadence sensors"
+        }
+    }
+
     func bluetooth(_ config: GatewayConfig) async -> [DoctorCheck] {
-        guard config.heartRate.enabled else { return [DoctorCheck("Bluetooth", .skip, "heart_rate.enabled = false")] }
+        let kinds = SensorKind.allCases.filter { kind in config.bluetoothSensors.contains { $0.kind == kind } }
+        guard !kinds.isEmpty else { return [DoctorCheck("Bluetooth", .skip, "no BLE sensor configured (heart_rate.enabled = false, no [[sensor]])")] }
         var checks: [DoctorCheck] = []
         let capabilities = Capabilities.effective()
         if capabilities.netAdmin && capabilities.netRaw {
@@ -78,12 +87,15 @@ public struct Doctor: Sendable {
             return checks
         }
         do {
-            let scanner = StrapScanner()
-            let seen = Locked(0)
+            let scanner = AdvertisementScanner()
+            // Distinct devices per kind (a device advertises many times a second).
+            let seen = Locked<[SensorKind: Set<[UInt8]>]>([:])
             let outcome: BluetoothError? = await withTaskGroup(of: BluetoothError??.self) { group in
                 group.addTask {
                     do throws(BluetoothError) {
-                        try await scanner.scan { device in if device.advertising.advertisesHeartRate { seen.withLock { $0 += 1 } } }
+                        try await scanner.scan { device in
+                            for kind in device.advertising.sensorKinds { _ = seen.withLock { $0[kind, default: []].insert(device.address.bytes) } }
+                        }
                         return .some(nil)
                     } catch {
                         return .some(error)
@@ -98,10 +110,19 @@ public struct Doctor: Sendable {
                 return first ?? nil
             }
             if let outcome { throw outcome }
-            let count = seen.withLock { $0 }
+            let heard = seen.withLock { $0 }
             checks.append(DoctorCheck("Bluetooth adapter", .pass, "powered; scanning works"))
-            checks.append(DoctorCheck("heart-rate straps", count > 0 ? .pass : .warn, count > 0 ? "\(count) advertising nearby" : "none heard in 4 s",
-                                      fix: count > 0 ? nil : "wear the strap (or wet its electrodes) to wake it; `ridegate scan` lists what is heard"))
+            for kind in kinds {
+                let count = heard[kind]?.count ?? 0
+                let wake = switch kind {
+                case .heartRate: "wear the strap (or wet its electrodes) to wake it"
+                case .power: "turn the cranks a few times to wake the power meter"
+                case .speedCadence: "spin the wheel or the cranks to wake the sensor"
+                }
+                checks.append(DoctorCheck(Self.checkName(kind), count > 0 ? .pass : .warn,
+                                          count > 0 ? "\(count) advertising nearby" : "none heard in 4 s",
+                                          fix: count > 0 ? nil : "\(wake); `ridegate scan` lists what is heard"))
+            }
         } catch {
             checks.append(DoctorCheck("Bluetooth adapter", .fail, "\(error)"))
         }

@@ -18,8 +18,7 @@ public enum GatewayAssembly {
         public var description: String
     }
 
-    /// The daemon: the configured GPS and (once the Bluetooth adapter lands) straps, the configured LED,
-    /// and MQTT.
+    /// The daemon: the configured GPS and BLE sensors, the configured LED, and MQTT.
     public static func daemon(config: GatewayConfig, version: String, logger: Logger) throws(SetupError) -> Gateway {
         let clock = SystemClock()
         var sources: [any EventSource] = []
@@ -31,12 +30,13 @@ public enum GatewayAssembly {
             }
             sources.append(GPSSource(devicePath: config.gps.device, baud: baud, clock: clock, logger: logger.labeled("gps")))
         }
-        if config.heartRate.enabled {
-            let link = KernelStrapLink()
-            for entry in config.heartRate.straps {
-                sources.append(HeartRateStrapSource(selector: StrapSelector(configured: entry), link: link, clock: clock,
-                                                    logger: logger.labeled("strap"), memory: StrapMemory(directory: config.stateDirectory)))
-            }
+        let link = KernelSensorLink()
+        let claims = SensorClaims()
+        for sensor in config.bluetoothSensors {
+            sources.append(BluetoothSensorSource(
+                kind: sensor.kind, selector: SensorSelector(configured: sensor.select), wheelMillimetres: sensor.wheelMillimetres,
+                link: link, claims: claims, clock: clock, logger: logger.labeled(sensor.kind == .heartRate ? "strap" : "sensor"),
+                memory: SensorMemory(directory: config.stateDirectory, kind: sensor.kind)))
         }
         let store = StateStoreSink(directory: config.stateDirectory, logger: logger.labeled("state"))
         sources.append(RememberedPositionSource(store: store, clock: clock))
@@ -50,7 +50,8 @@ public enum GatewayAssembly {
                        logger: logger.labeled("gateway"))
     }
 
-    /// The demo: the real pipeline with a replayed receiver on a pty and a simulated strap.
+    /// The demo: the real pipeline with a replayed receiver on a pty, a simulated strap and a simulated power
+    /// meter.
     public static func demo(config: GatewayConfig, options: DemoOptions, version: String, logger: Logger) throws(SetupError) -> Gateway {
         let capture: [UInt8]
         do {
@@ -78,13 +79,20 @@ public enum GatewayAssembly {
             // The bundled ride is dated 2026-06-21: no rollover floor for a replay.
             GPSSource(devicePath: pty.devicePath, baud: .fixed(9600), clock: clock, logger: logger.labeled("gps"),
                       stopWhenDeviceCloses: true, rolloverFloor: nil),
-            SimulatedStrap(strapID: "demo-strap", profile: profile, speed: options.speed, clock: clock, logger: logger.labeled("strap")),
+            SimulatedSensor(name: "strap", sensor: .strap("demo-strap"), behaviour: .init(name: "Demo strap", services: [.heartRate], manufacturer: "ridegate", model: "simulated strap"),
+                            profile: profile, speed: options.speed, clock: clock, logger: logger.labeled("strap"), signal: HeartRateSignal()),
+            SimulatedSensor(name: "power", sensor: SensorRef(kind: .power, id: "demo-power"),
+                            behaviour: .init(name: "Demo power meter", services: [.cyclingPower], manufacturer: "ridegate",
+                                             model: "simulated power meter"),
+                            profile: profile, speed: options.speed, clock: clock, logger: logger.labeled("sensor"), signal: PowerSignal()),
         ]
         var config = config
         if config.led.mode == .off { config.led.mode = .console }
         // The demo rides a simulated GPS and strap, whatever the file says.
         config.gps.enabled = true
         config.heartRate.enabled = true
+        // Power zones need an FTP: the simulated rider's, unless the file gives one.
+        if config.zones.ftp == nil { config.zones.ftp = Int(EffortModel().thresholdWatts) }
         let readings = openSpool(config, logger: logger)
         let sinks = try makeSinks(config: config, deviceID: deviceID(config), store: readings, logger: logger) + [store]
         let core = makeCore(config, sequences: readings.sequences(), version: version, removeDiscoveryAtStop: true)
@@ -165,6 +173,9 @@ public enum GatewayAssembly {
             sunPublishInterval: config.sun.publishIntervalSeconds)
         settings.heartRateMinimumInterval = config.mqtt.maxHeartRatePerSecond > 0 ? 1 / config.mqtt.maxHeartRatePerSecond : 0
         settings.gpsMinimumInterval = config.mqtt.maxGPSPerSecond > 0 ? 1 / config.mqtt.maxGPSPerSecond : 0
+        settings.powerZones = config.zones.powerZones
+        settings.powerZoneMarginWatts = config.zones.powerMarginWatts
+        settings.ledZones = config.led.zones
         return settings
     }
 

@@ -3,17 +3,17 @@ import RidegateLinux
 
 /// One connected sensor (strap, power meter, speed/cadence sensor): GATT discovery, subscription to every
 /// measurement it carries (0x2A37, 0x2A5B, 0x2A63; battery level where it notifies),
-/// the device's name, a strap's body sensor location, battery, then every notification through its decoder.
-/// Runs until the link ends and says why.
+/// the device's name, where it sits, what it measures (feature characteristics), battery, then every
+/// notification through its decoder. Runs until the link ends and says why.
 public struct SensorConnection: Sendable {
-    public let strapID: String
+    public let sensor: SensorRef
     public let bearer: ATTBearer
     public let clock: SystemClock
     public let logger: Logger
     public let transactionTimeout: Double
 
-    public init(strapID: String, bearer: ATTBearer, clock: SystemClock, logger: Logger, transactionTimeout: Double = 30) {
-        self.strapID = strapID
+    public init(sensor: SensorRef, bearer: ATTBearer, clock: SystemClock, logger: Logger, transactionTimeout: Double = 30) {
+        self.sensor = sensor
         self.bearer = bearer
         self.clock = clock
         self.logger = logger
@@ -57,10 +57,12 @@ public struct SensorConnection: Sendable {
         let services = try await client.discoverPrimaryServices()
         var subscribed: [UInt16: BluetoothUUID] = [:]
         var characteristics: [GATTCharacteristic] = []
+        var ofKind: [GATTCharacteristic] = [] // the configured kind's service: where its sensor location is
         for (serviceUUID, characteristicUUID, name) in Self.measurements {
             guard let service = services.first(where: { $0.uuid == serviceUUID }) else { continue }
             let found = try await client.discoverCharacteristics(of: service)
             characteristics += found
+            if serviceUUID == sensor.kind.service { ofKind = found }
             guard let measurement = found.first(where: { $0.uuid == characteristicUUID }) else {
                 throw .malformed("the device's service \(serviceUUID.description) has no \(name)")
             }
@@ -75,14 +77,24 @@ public struct SensorConnection: Sendable {
             throw .malformed("the device has no Heart Rate (0x180D), Cycling Speed and Cadence (0x1816) or Cycling Power (0x1818) service")
         }
 
-        var details = StrapDetails()
+        var details = SensorDetails()
+        details.measures = await measures(client, characteristics: characteristics, subscribed: Set(subscribed.values))
         if let gap = services.first(where: { $0.uuid == .genericAccess }),
            let name = try? await client.discoverCharacteristics(of: gap).first(where: { $0.uuid == .deviceName }) {
             details.name = (try? await client.read(name.valueHandle)).map { String(decoding: $0, as: UTF8.self) }
         }
         if let location = characteristics.first(where: { $0.uuid == .bodySensorLocation }),
            let value = try? await client.read(location.valueHandle), let code = value.first {
-            details.bodyLocation = StrapDetails.bodyLocationName(code)
+            details.bodyLocation = SensorDetails.bodyLocationName(code)
+        }
+        if let location = (ofKind + characteristics).first(where: { $0.uuid == .sensorLocation }),
+           let value = try? await client.read(location.valueHandle), let code = value.first {
+            details.sensorLocation = SensorMeasure.sensorLocationName(code)
+        }
+        if let information = services.first(where: { $0.uuid == .deviceInformationService }),
+           let found = try? await client.discoverCharacteristics(of: information) {
+            details.manufacturer = await text(client, found.first(where: { $0.uuid == .manufacturerName }))
+            details.model = await text(client, found.first(where: { $0.uuid == .modelNumber }))
         }
         var batteryHandle: UInt16?
         if let battery = services.first(where: { $0.uuid == .batteryService }),
@@ -93,17 +105,46 @@ public struct SensorConnection: Sendable {
                 try? await client.write(d.handle, [0x01, 0x00])
             }
         }
-        logger.info("strap connected", [("strap.id", strapID), ("strap.name", details.name ?? "?"), ("att.mtu", String(mtu))])
-        emit(.strapState(strap: strapID, .connected, at: clock.now()))
-        emit(.strapDetails(strap: strapID, details, at: clock.now()))
+        logger.info("sensor connected", [("sensor.id", sensor.id), ("sensor.name", details.name ?? "?"),
+                                         ("sensor.measures", details.measures.sorted().map(\.rawValue).joined(separator: ",")), ("att.mtu", String(mtu))])
+        emit(.sensorState(sensor, .connected, at: clock.now()))
+        emit(.sensorDetails(sensor, details, at: clock.now()))
 
         for await notification in client.notifications {
             if let kind = subscribed[notification.handle] {
-                emit(SensorNotification.event(sensor: strapID, kind: kind, value: notification.value, at: clock.now()))
+                emit(SensorNotification.event(sensor: sensor, kind: kind, value: notification.value, at: clock.now()))
             } else if notification.handle == batteryHandle, let level = notification.value.first {
                 details.batteryPercent = Int(level)
-                emit(.strapDetails(strap: strapID, details, at: clock.now()))
+                emit(.sensorDetails(sensor, details, at: clock.now()))
             }
         }
+    }
+
+    /// What the device measures: heart rate from its service; speed and cadence from CSC Feature (0x2A5C),
+    /// power, cadence and wheel speed from Cycling Power Feature (0x2A65). A feature that cannot be read
+    /// claims everything its service may carry, and the readings decide.
+    private func measures(_ client: ATTClient, characteristics: [GATTCharacteristic], subscribed: Set<BluetoothUUID>) async -> Set<SensorMeasure> {
+        var measures: Set<SensorMeasure> = []
+        if subscribed.contains(.heartRateMeasurement) { measures.insert(.heartRate) }
+        if subscribed.contains(.cscMeasurement) {
+            measures.formUnion(SensorMeasure.fromCSCFeature(await read(client, characteristics.first(where: { $0.uuid == .cscFeature }))))
+        }
+        if subscribed.contains(.cyclingPowerMeasurement) {
+            measures.formUnion(SensorMeasure.fromCyclingPowerFeature(
+                await read(client, characteristics.first(where: { $0.uuid == .cyclingPowerFeature }))))
+        }
+        return measures
+    }
+
+    /// A UTF-8 string characteristic, trimmed of the NULs some devices pad with; nil when absent or empty.
+    private func text(_ client: ATTClient, _ characteristic: GATTCharacteristic?) async -> String? {
+        let value = String(decoding: await read(client, characteristic).prefix { $0 != 0 }, as: UTF8.self)
+        return value.isEmpty ? nil : value
+    }
+
+    /// An optional characteristic's value; empty when it is absent or cannot be read.
+    private func read(_ client: ATTClient, _ characteristic: GATTCharacteristic?) async -> [UInt8] {
+        guard let characteristic else { return [] }
+        return (try? await client.read(characteristic.valueHandle)) ?? []
     }
 }

@@ -42,6 +42,21 @@ public struct GatewayConfig: Sendable, Equatable {
         public var straps = ["auto"]
     }
 
+    /// One `[[sensor]]`: a power meter, a speed/cadence sensor, or a strap, and how to pick it.
+    public struct Sensor: Sendable, Equatable {
+        public var kind: SensorKind
+        /// An address (`AA:BB:CC:DD:EE:FF`), a name pattern (`4iiii*`), or `auto`.
+        public var select: String
+        /// The wheel's circumference, for speed from wheel revolutions.
+        public var wheelMillimetres: Double
+
+        public init(kind: SensorKind, select: String = "auto", wheelMillimetres: Double = SensorRef.defaultWheelMillimetres) {
+            self.kind = kind
+            self.select = select
+            self.wheelMillimetres = wheelMillimetres
+        }
+    }
+
     public struct Zones: Sendable, Equatable {
         public enum Model: String, Sendable, CaseIterable {
             case maxHR = "max_hr"
@@ -59,6 +74,13 @@ public struct GatewayConfig: Sendable, Equatable {
         public var boundaries: [Int] = []
         public var marginBPM = 2
         public var dwellSeconds = 3.0
+        /// Functional threshold power (W): with it, power zones (Coggan's seven levels by default).
+        public var ftp: Int?
+        /// Lower bounds of power zones 2… as percentages of FTP (zone 1 starts at 1 W).
+        public var powerPercentages: [Double] = [56, 76, 91, 106, 121, 151]
+        public var powerMarginWatts = 10
+
+        public var powerZones: ZoneBoundaries? { ftp.map { ZoneBoundaries.power(ftp: $0, percentages: powerPercentages) } }
 
         public var zones: ZoneBoundaries {
             switch model {
@@ -77,6 +99,8 @@ public struct GatewayConfig: Sendable, Equatable {
         }
 
         public var mode = Mode.off
+        /// Zones of heart rate, or of power (needs zones.ftp).
+        public var zones = ZoneSource.heartRate
         public var chip = "gpiochip0"
         public var line: Int?
         public var lineName: String?
@@ -117,12 +141,21 @@ public struct GatewayConfig: Sendable, Equatable {
     public var mqtt = MQTT()
     public var gps = GPS()
     public var heartRate = HeartRate()
+    /// `[[sensor]]` entries: power meters, speed/cadence sensors (and straps, like `heart_rate.straps`).
+    public var sensors: [Sensor] = []
     public var zones = Zones()
     public var led = LED()
     public var ride = Ride()
     public var sun = Sun()
 
     public init() {}
+
+    /// Every BLE sensor to look for: the straps of `[heart_rate]` and every `[[sensor]]`, straps only while
+    /// heart rate is enabled.
+    public var bluetoothSensors: [Sensor] {
+        (heartRate.enabled ? heartRate.straps.map { Sensor(kind: .heartRate, select: $0) } : [])
+            + sensors.filter { $0.kind != .heartRate || heartRate.enabled }
+    }
 
     /// Validates a parsed document into a configuration.
     public init(document root: ConfigNode, file: String) throws(ConfigError) {
@@ -192,10 +225,32 @@ public struct GatewayConfig: Sendable, Equatable {
         var h = try top.subtable("heart_rate")
         heartRate.enabled = try h.bool("enabled", default: heartRate.enabled)
         heartRate.straps = try h.strings("straps", default: heartRate.straps)
-        for strap in heartRate.straps where strap != "auto" && strap.isEmpty {
-            throw h.error("straps", h.table["straps"], "an empty strap entry; use an address (\"AA:BB:CC:DD:EE:FF\"), a name pattern (\"Polar*\"), or \"auto\"")
+        for strap in heartRate.straps {
+            if let problem = Self.selectorProblem(strap) { throw h.error("straps", h.table["straps"], problem) }
         }
         try h.finish()
+
+        if let node = top.node("sensor") {
+            guard case .array(let items) = node.value else {
+                throw top.error("sensor", node, "write each sensor as its own [[sensor]] table (kind = \"power\", select = \"auto\")")
+            }
+            for (index, item) in items.enumerated() {
+                var e = try ConfigTableReader(file: file, path: "sensor[\(index + 1)]", node: item)
+                guard e.table["kind"] != nil else {
+                    throw top.error("sensor", item, "sensor \(index + 1) has no kind; add kind = \"power\", \"speed_cadence\" or \"heart_rate\"")
+                }
+                let kindName = try e.choice("kind", default: "", allowed: SensorKind.allCases.map(\.rawValue))
+                var sensor = Sensor(kind: SensorKind(rawValue: kindName) ?? .power)
+                sensor.select = try e.string("select", default: "auto")
+                if let problem = Self.selectorProblem(sensor.select) { throw e.error("select", e.table["select"], problem) }
+                if sensor.kind == .heartRate, let wheel = e.table["wheel_mm"] {
+                    throw e.error("wheel_mm", wheel, "a heart-rate strap has no wheel; wheel_mm belongs to kind \"speed_cadence\" or \"power\"")
+                }
+                sensor.wheelMillimetres = try e.number("wheel_mm", default: sensor.wheelMillimetres, range: 1000...3000)
+                try e.finish()
+                sensors.append(sensor)
+            }
+        }
 
         var z = try top.subtable("zones")
         let modelName = try z.choice("model", default: zones.model.rawValue, allowed: Zones.Model.allCases.map(\.rawValue))
@@ -228,11 +283,25 @@ public struct GatewayConfig: Sendable, Equatable {
         }
         zones.marginBPM = try z.integer("margin_bpm", default: zones.marginBPM, range: 0...20)
         zones.dwellSeconds = try z.number("dwell_s", default: zones.dwellSeconds, range: 0...60)
+        zones.ftp = try z.optionalInteger("ftp", range: 50...2000)
+        zones.powerPercentages = try z.numbers("power_percentages", default: zones.powerPercentages)
+        guard (1...9).contains(zones.powerPercentages.count),
+              zip(zones.powerPercentages, zones.powerPercentages.dropFirst()).allSatisfy({ $0 < $1 }),
+              zones.powerPercentages.allSatisfy({ (10...300).contains($0) }) else {
+            throw z.error("power_percentages", z.table["power_percentages"],
+                          "\(z.table["power_percentages"]?.rendered ?? "") must be 1 to 9 strictly increasing percentages of ftp from 10 to 300 (the lower bounds of zones 2 and up), e.g. [56, 76, 91, 106, 121, 151]")
+        }
+        zones.powerMarginWatts = try z.integer("power_margin_w", default: zones.powerMarginWatts, range: 0...100)
         try z.finish()
 
         var l = try top.subtable("led")
         let modeName = try l.choice("mode", default: led.mode.rawValue, allowed: LED.Mode.allCases.map(\.rawValue))
         led.mode = LED.Mode(rawValue: modeName) ?? .off
+        let zoneSourceName = try l.choice("zones", default: led.zones.rawValue, allowed: ZoneSource.allCases.map(\.rawValue))
+        led.zones = ZoneSource(rawValue: zoneSourceName) ?? .heartRate
+        if led.zones == .power, zones.ftp == nil {
+            throw l.error("zones", l.table["zones"], "\"power\" needs your functional threshold power: set zones.ftp (watts), e.g. ftp = 250")
+        }
         led.chip = try l.string("chip", default: led.chip)
         led.line = try l.optionalInteger("line", range: 0...1023)
         led.lineName = try l.optionalString("line_name")
@@ -278,6 +347,21 @@ public struct GatewayConfig: Sendable, Equatable {
         try s.finish()
 
         try top.finish()
+    }
+}
+
+extension GatewayConfig {
+    /// Why a sensor selector cannot be used, or nil. Something shaped like an address but not one (a missing
+    /// pair, a typo) would otherwise become a name pattern that never matches.
+    static func selectorProblem(_ text: String) -> String? {
+        if text.isEmpty {
+            return "an empty sensor entry; use an address (\"AA:BB:CC:DD:EE:FF\"), a name pattern (\"Polar*\"), or \"auto\""
+        }
+        let looksLikeAddress = text.contains(":") && text.allSatisfy { $0 == ":" || $0.isHexDigit }
+        if looksLikeAddress, BluetoothAddress(text) == nil {
+            return "\"\(text)\" looks like a Bluetooth address but is not one; write six pairs of hex digits, e.g. \"F4:12:FA:6C:3B:21\" (ridegate scan lists them)"
+        }
+        return nil
     }
 }
 

@@ -23,11 +23,20 @@ public enum RevolutionRate {
     public static func step(from previous: RevolutionData, to current: RevolutionData, maximumRevolutionsPerSecond: Double) -> Step {
         let ticks = current.eventTime &- previous.eventTime
         guard ticks > 0 else { return .noNewEvent }
-        let revolutions: UInt32 = current.counterBits >= 32
+        let rate = Double(revolutions(from: previous, to: current)) / (Double(ticks) / current.ticksPerSecond)
+        return rate <= maximumRevolutionsPerSecond ? .rate(rate) : .restart
+    }
+
+    /// Revolutions counted between two readings, modulo the counter's width.
+    public static func revolutions(from previous: RevolutionData, to current: RevolutionData) -> UInt32 {
+        current.counterBits >= 32
             ? current.revolutions &- previous.revolutions
             : UInt32(UInt16(truncatingIfNeeded: current.revolutions) &- UInt16(truncatingIfNeeded: previous.revolutions))
-        let rate = Double(revolutions) / (Double(ticks) / current.ticksPerSecond)
-        return rate <= maximumRevolutionsPerSecond ? .rate(rate) : .restart
+    }
+
+    /// Seconds of event time between two readings, modulo the 16-bit event time.
+    public static func seconds(from previous: RevolutionData, to current: RevolutionData) -> Double {
+        Double(current.eventTime &- previous.eventTime) / current.ticksPerSecond
     }
 
     /// Cadence in revolutions per minute, or nil when there is no new value (see `Step`).

@@ -8,6 +8,9 @@ public struct RevolutionTracker: Sendable {
     private var lastReceivedAt: Double?
     private var lastEventAt: Double?
     private var revolutionsPerSecond: Double?
+    /// The last reading's new revolutions and the event time they took (zero when it brought none): what
+    /// wheel distance and wheel calibration add up.
+    public private(set) var lastStep: (revolutions: Double, seconds: Double) = (0, 0)
 
     public init(maximumRevolutionsPerSecond: Double, staleAfter: Double = 3) {
         self.maximumRevolutionsPerSecond = maximumRevolutionsPerSecond
@@ -29,6 +32,7 @@ public struct RevolutionTracker: Sendable {
             last = data
             lastReceivedAt = now
         }
+        lastStep = (0, 0)
         // The event time wraps every 65536 ticks (64 s, or 32 s for a power meter's wheel): after a silence
         // that long the difference means nothing, so start over.
         let wrapSeconds = 65536 / data.ticksPerSecond
@@ -41,6 +45,7 @@ public struct RevolutionTracker: Sendable {
         case .rate(let rate):
             revolutionsPerSecond = rate
             lastEventAt = now
+            lastStep = (Double(RevolutionRate.revolutions(from: previous, to: data)), RevolutionRate.seconds(from: previous, to: data))
         case .noNewEvent:
             break
         case .restart:

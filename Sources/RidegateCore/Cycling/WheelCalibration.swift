@@ -19,8 +19,13 @@ public struct WheelCalibration: Sendable {
     /// Adds one step between two fixes: the GPS distance, the wheel revolutions counted meanwhile, and
     /// whether both fixes were good (HDOP, speed). Steps that are not good are left out.
     public mutating func add(gpsMetres: Double, wheelRevolutions: Double, hdop: Double?, speed: Double?) {
-        guard let hdop, hdop < Self.maximumHDOP, let speed, speed >= Self.minimumSpeed,
-              gpsMetres > 0, wheelRevolutions > 0, gpsMetres.isFinite, wheelRevolutions.isFinite else { return }
+        guard let hdop, hdop < Self.maximumHDOP, let speed, speed >= Self.minimumSpeed else { return }
+        add(goodStretchMetres: gpsMetres, wheelRevolutions: wheelRevolutions)
+    }
+
+    /// Adds a stretch whose fixes were all good (checked by the caller, fix by fix).
+    public mutating func add(goodStretchMetres gpsMetres: Double, wheelRevolutions: Double) {
+        guard gpsMetres > 0, wheelRevolutions > 0, gpsMetres.isFinite, wheelRevolutions.isFinite else { return }
         // One step's own ratio must be plausible too, or a dropped sensor reading would bias the sum.
         let step = gpsMetres / wheelRevolutions * 1000
         guard Self.plausibleMillimetres.contains(step) else { return }

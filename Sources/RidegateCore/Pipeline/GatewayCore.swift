@@ -19,8 +19,12 @@ public struct GatewayCore: Sendable {
         public var gpsMinimumInterval: Double = 0
         /// Home Assistant discovery, when enabled.
         public var homeAssistant: HomeAssistantDiscovery?
-        /// The wheel's circumference for speed from a wheel sensor or a power meter's wheel data.
-        public var wheelCircumferenceMillimetres: Double = 2105
+        /// Power zones (watts), when an FTP is configured; and what the LED shows zones of.
+        public var powerZones: ZoneBoundaries?
+        public var powerZoneMarginWatts = 10
+        public var ledZones: ZoneSource = .heartRate
+        /// Seconds without a position fix after which a wheel sensor's distance counts for the ride.
+        public var wheelFallbackAfter: Double = 3
         /// Seconds of GPS time between `position` messages (the device tracker's; its every change is a
         /// row in Home Assistant's database).
         public var positionInterval: Double = 5
@@ -49,9 +53,9 @@ public struct GatewayCore: Sendable {
     private var sequence: [String: Int] = [:]
     private var lastRideSummary: Timestamp?
     private var ledSignal: LEDSignal = .off
-    private var strapStates: [String: StrapState] = [:]
-    private var strapLosses: [String: Int] = [:]
-    private var strapLastReason: [String: String] = [:]
+    private var sensorStates: [SensorRef: SensorState] = [:]
+    private var sensorLosses: [SensorRef: Int] = [:]
+    private var sensorLastReason: [SensorRef: String] = [:]
     private var contact: HeartRateMeasurement.SensorContact = .notSupported
     private var gpsState: GPSDeviceState?
     private var sun: (date: CivilDate, latitude: Double, longitude: Double, published: Timestamp)?
@@ -61,7 +65,10 @@ public struct GatewayCore: Sendable {
     private var lastPosition: Timestamp?
     private var cyclingSensors: [String: CyclingSensorState] = [:]
     public private(set) var ridePower = RidePowerTotals()
-    private var announcedStraps: Set<String> = []
+    public private(set) var powerZone: ZoneTracker?
+    /// What each sensor was announced to Home Assistant with (announced again when it measures more).
+    private var announcedSensors: [SensorRef: Set<SensorMeasure>] = [:]
+    private var wheel: WheelDistance
     private var startedAt: Double?
     private var lastHealth: Double?
     /// Monotonic seconds between `health` messages.
@@ -73,6 +80,10 @@ public struct GatewayCore: Sendable {
         self.settings = settings
         ride = RideTracker(autoPauseSpeed: settings.autoPauseSpeed)
         zone = ZoneTracker(zones: settings.zones, margin: settings.zoneMarginBPM, dwellSeconds: settings.zoneDwellSeconds)
+        wheel = WheelDistance(fallbackAfter: settings.wheelFallbackAfter)
+        powerZone = settings.powerZones.map {
+            ZoneTracker(zones: $0, margin: settings.powerZoneMarginWatts, dwellSeconds: settings.zoneDwellSeconds)
+        }
     }
 
     /// The next sequence number for a topic (per topic, starting at 1).
@@ -110,46 +121,59 @@ public struct GatewayCore: Sendable {
         case .cyclingPower(let sensor, let m, let at):
             let ts = time.utc(for: at)
             let now = at.monotonicSeconds
-            var state = cyclingSensors[sensor] ?? CyclingSensorState()
+            var state = cyclingSensors[sensor.id] ?? CyclingSensorState()
             state.power.add(watts: Double(m.powerWatts), at: now)
-            let (cadence, speed) = state.update(wheel: m.wheel, crank: m.crank, at: now,
-                                                circumferenceMillimetres: settings.wheelCircumferenceMillimetres)
+            let step = state.update(wheel: m.wheel, crank: m.crank, at: now, circumferenceMillimetres: sensor.wheelMillimetres)
             let averages = (state.power.average(over: 3, at: now), state.power.average(over: 10, at: now))
-            cyclingSensors[sensor] = state
-            ridePower.add(watts: m.powerWatts, cadenceRPM: cadence, at: now, time: ts)
-            let seq = nextSequence("power")
-            let payload = Payloads.power(m, sensor: sensor, averages: averages, cadence: cadence, wheelSpeed: speed, ts: ts, seq: seq,
-                                         clockTrusted: time.isTrusted)
-            effects.append(.publish(Publication(topic: "power", payload: payload, sequence: seq)))
+            cyclingSensors[sensor.id] = state
+            ridePower.add(watts: m.powerWatts, cadenceRPM: step.cadence, at: now, time: ts)
+            // The zone follows the 3 s average: single readings swing by a hundred watts with every pedal stroke.
+            var shownZone: Int?
+            if powerZone != nil { shownZone = powerZone?.update(value: Int((averages.0 ?? Double(m.powerWatts)).rounded()), at: ts) }
+            countWheel(sensor, step, at: now)
+            let topic = "\(sensor.topic)/power"
+            let seq = nextSequence(topic)
+            let payload = Payloads.power(m, averages: averages, zone: shownZone, cadence: step.cadence, wheelSpeed: step.speed, ts: ts,
+                                         seq: seq, clockTrusted: time.isTrusted)
+            effects.append(.publish(Publication(topic: topic, payload: payload, sequence: seq)))
 
         case .cyclingSpeedCadence(let sensor, let m, let at):
             let ts = time.utc(for: at)
-            var state = cyclingSensors[sensor] ?? CyclingSensorState()
-            let (cadence, speed) = state.update(wheel: m.wheel, crank: m.crank, at: at.monotonicSeconds,
-                                                circumferenceMillimetres: settings.wheelCircumferenceMillimetres)
-            cyclingSensors[sensor] = state
-            let seq = nextSequence("speed_cadence")
-            let payload = Payloads.speedCadence(sensor: sensor, cadence: cadence, wheelSpeed: speed, ts: ts, seq: seq, clockTrusted: time.isTrusted)
-            effects.append(.publish(Publication(topic: "speed_cadence", payload: payload, sequence: seq)))
+            var state = cyclingSensors[sensor.id] ?? CyclingSensorState()
+            let step = state.update(wheel: m.wheel, crank: m.crank, at: at.monotonicSeconds, circumferenceMillimetres: sensor.wheelMillimetres)
+            cyclingSensors[sensor.id] = state
+            countWheel(sensor, step, at: at.monotonicSeconds)
+            let topic = "\(sensor.topic)/speed_cadence"
+            let seq = nextSequence(topic)
+            let payload = Payloads.speedCadence(cadence: step.cadence, wheelSpeed: step.speed, ts: ts, seq: seq, clockTrusted: time.isTrusted)
+            effects.append(.publish(Publication(topic: topic, payload: payload, sequence: seq)))
 
-        case .strapState(let strap, let state, let reason, let at):
-            effects += strapStateEffects(strap, state, reason: reason, ts: time.utc(for: at))
+        case .sensorState(let sensor, let state, let reason, let at):
+            effects += sensorStateEffects(sensor, state, reason: reason, ts: time.utc(for: at))
 
-        case .strapDetails(let strap, let details, let at):
-            var json = JSONObjectWriter(capacity: 128)
+        case .sensorDetails(let sensor, let details, let at):
+            var json = JSONObjectWriter(capacity: 160)
             json.add("ts", time.utc(for: at).iso8601)
             json.add("name", details.name)
-            json.add("body_location", details.bodyLocation)
+            if sensor.kind == .heartRate { json.add("body_location", details.bodyLocation) }
+            if sensor.kind != .heartRate { json.add("location", details.sensorLocation) }
             json.add("battery_pct", details.batteryPercent)
-            effects.append(.publish(Publication(topic: "strap/\(strap)/info", payload: json.finish(), retain: true)))
-            if let ha = settings.homeAssistant, announcedStraps.insert(strap).inserted {
-                effects += ha.strapConfigs(strapID: strap, name: details.name).map { .publish($0) }
+            json.add("manufacturer", details.manufacturer)
+            json.add("model", details.model)
+            json.add("measures", json: "[" + details.measures.sorted().map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "]")
+            if sensor.kind != .heartRate { json.add("wheel_mm", sensor.wheelMillimetres, decimals: 0) }
+            effects.append(.publish(Publication(topic: "\(sensor.topic)/info", payload: json.finish(), retain: true)))
+            if let ha = settings.homeAssistant, announcedSensors[sensor].map({ !details.measures.isSubset(of: $0) }) ?? true {
+                let measures = details.measures.union(announcedSensors[sensor] ?? [])
+                announcedSensors[sensor] = measures
+                effects += ha.sensorConfigs(sensor, details: details, measures: measures).map { .publish($0) }
             }
 
         case .gpsFix(let fix, let at):
             time.anchor(to: fix, receivedAt: at)
             let ts = fix.time ?? time.utc(for: at)
             ride.add(fix)
+            wheel.add(fix, at: at.monotonicSeconds)
             if admit("gps", at: ts, interval: settings.gpsMinimumInterval) {
                 let seq = nextSequence("gps")
                 effects.append(.publish(Publication(topic: "gps", payload: Payloads.gps(fix, ride: ride.summary, ts: ts, seq: seq), sequence: seq)))
@@ -194,7 +218,8 @@ public struct GatewayCore: Sendable {
         json.add("uptime_s", now - (startedAt ?? now), decimals: 0)
         json.add("clock_trusted", time.isTrusted)
         json.add("clock_offset_s", time.systemClockOffset, decimals: 3)
-        json.add("strap_reconnects", strapLosses.values.reduce(0, +))
+        json.add("strap_reconnects", sensorLosses.filter { $0.key.kind == .heartRate }.values.reduce(0, +))
+        json.add("sensor_reconnects", sensorLosses.filter { $0.key.kind != .heartRate }.values.reduce(0, +))
         json.add("coalesced", coalesced.values.reduce(0, +))
         json.add("gps_state", gpsState?.rawValue)
         return [.publish(Publication(topic: "health", payload: json.finish(), retain: true))]
@@ -212,10 +237,12 @@ public struct GatewayCore: Sendable {
         let ts = time.utc(for: receive)
         var effects: [Effect] = [.publish(rideSummary(ts: ts))]
         if gpsState != nil { effects += gpsStateEffects(.stopped, ts: ts) }
-        for strap in strapStates.keys.sorted() { effects += strapStateEffects(strap, .stopped, reason: nil, ts: ts) }
+        for sensor in sensorStates.keys.sorted(by: { $0.topic < $1.topic }) {
+            effects += sensorStateEffects(sensor, .stopped, reason: nil, ts: ts)
+        }
         effects += healthEffects(at: receive, force: true)
         if let ha = settings.homeAssistant, ha.removeAtStop {
-            effects += ha.removals(straps: announcedStraps.sorted()).map { .publish($0) }
+            effects += ha.removals(sensors: announcedSensors.sorted(by: { $0.key.topic < $1.key.topic })).map { .publish($0) }
         }
         return effects
     }
@@ -268,19 +295,27 @@ public struct GatewayCore: Sendable {
     /// The `ride` summary now, for a final publication at shutdown.
     public mutating func rideSummary(ts: Timestamp) -> Publication {
         let seq = nextSequence("ride")
-        let payload = Payloads.ride(ride.summary, secondsInZone: zone.secondsInZone, power: ridePower, ts: ts, seq: seq)
+        let payload = Payloads.ride(ride.summary, secondsInZone: zone.secondsInZone, power: ridePower,
+                                    secondsInPowerZone: powerZone?.secondsInZone, wheelEstimate: wheel.calibration.estimateMillimetres, ts: ts, seq: seq)
         return Publication(topic: "ride", payload: payload, sequence: seq)
     }
 
-    private mutating func strapStateEffects(_ strap: String, _ state: StrapState, reason: String?, ts: Timestamp) -> [Effect] {
-        guard strapStates[strap] != state else { return [] }
-        if state == .lost { strapLosses[strap, default: 0] += 1 }
-        if let reason { strapLastReason[strap] = reason }
-        strapStates[strap] = state
+    private mutating func sensorStateEffects(_ sensor: SensorRef, _ state: SensorState, reason: String?, ts: Timestamp) -> [Effect] {
+        guard sensorStates[sensor] != state else { return [] }
+        if state == .lost { sensorLosses[sensor, default: 0] += 1 }
+        if let reason { sensorLastReason[sensor] = reason }
+        sensorStates[sensor] = state
         var extra: [(String, String)] = []
-        if let last = strapLastReason[strap] { extra.append(("last_reason", last)) }
-        let payload = Payloads.deviceState(state.rawValue, ts: ts, extra: extra, reconnects: strapLosses[strap] ?? 0)
-        return [.publish(Publication(topic: "strap/\(strap)/state", payload: payload, retain: true))]
+        if let last = sensorLastReason[sensor] { extra.append(("last_reason", last)) }
+        let payload = Payloads.deviceState(state.rawValue, ts: ts, extra: extra, reconnects: sensorLosses[sensor] ?? 0)
+        return [.publish(Publication(topic: "\(sensor.topic)/state", payload: payload, retain: true))]
+    }
+
+    /// A wheel's revolutions: the ride's distance while there is no position fix, and the wheel's
+    /// calibration against GPS while there is. One wheel counts: the first sensor that reported one.
+    private mutating func countWheel(_ sensor: SensorRef, _ step: CyclingSensorState.Step, at now: Double) {
+        guard step.wheelRevolutions > 0, wheel.count(sensor: sensor.id, revolutions: step.wheelRevolutions, at: now) else { return }
+        ride.addWheel(metres: step.wheelRevolutions * sensor.wheelMillimetres / 1000, seconds: step.wheelSeconds)
     }
 
     private mutating func gpsStateEffects(_ state: GPSDeviceState, ts: Timestamp) -> [Effect] {
@@ -297,12 +332,17 @@ public struct GatewayCore: Sendable {
     }
 
     private func currentLEDSignal() -> LEDSignal {
+        if settings.ledZones == .power, let tracker = powerZone, let z = tracker.zone,
+           sensorStates.contains(where: { $0.key.kind == .power && $0.value == .connected }) || sensorStates.isEmpty {
+            return sunsetWarning ? .zoneAtDusk(z, of: tracker.zones.count) : .zone(z, of: tracker.zones.count)
+        }
         guard settings.heartRateEnabled else {
             if sunsetWarning { return .sunsetSoon }
             return gpsState == .ok ? .off : .noGPSFix
         }
-        let states = Set(strapStates.values)
-        if states.contains(.connected) || (strapStates.isEmpty && zone.zone != nil) {
+        let straps = sensorStates.filter { $0.key.kind == .heartRate }
+        let states = Set(straps.values)
+        if states.contains(.connected) || (straps.isEmpty && zone.zone != nil) {
             if contact == .notDetected { return .noSensorContact }
             if let z = zone.zone { return sunsetWarning ? .zoneAtDusk(z, of: settings.zones.count) : .zone(z, of: settings.zones.count) }
             return .searchingForStrap

@@ -1,8 +1,8 @@
 /// Home Assistant MQTT discovery (home-assistant.io/integrations/mqtt, "MQTT Discovery"): one retained config
 /// per entity under `<discovery prefix>/<component>/<object id>/config`, written with the option names in full.
 ///
-/// The gateway is a device with sensors and a GPS device tracker; each strap is a device of its own reached
-/// through it (`via_device`). Entity ids are set with `default_entity_id` (`object_id` was removed in HA 2026.4),
+/// The gateway is a device with sensors and a GPS device tracker; each strap, power meter and speed/cadence
+/// sensor is a device of its own reached through it (`via_device`). Entity ids are set with `default_entity_id` (`object_id` was removed in HA 2026.4),
 /// every config carries the `origin` block, and only what is enabled is announced: the config of an entity
 /// whose feature is off is sent empty (retained), which removes it from Home Assistant and from the broker.
 ///
@@ -156,32 +156,106 @@ public struct HomeAssistantDiscovery: Sendable {
         }
     }
 
-    /// A strap's battery, as a device of its own reached through the gateway, available while connected.
-    public func strapConfigs(strapID: String, name: String?) -> [Publication] {
-        var device = JSONObjectWriter(capacity: 160)
-        device.add("identifiers", json: "[\"\(objectPrefix)_strap_\(strapID)\"]")
-        device.add("name", name ?? "Heart-rate strap \(strapID)")
+    /// A BLE sensor as a device of its own reached through the gateway (`via_device`): a strap's battery
+    /// (the ids of earlier releases), a power meter's or speed/cadence sensor's readings and battery. Each is
+    /// available while the sensor is connected; readings also expire like the heart rate.
+    public func sensorConfigs(_ sensor: SensorRef, details: SensorDetails, measures: Set<SensorMeasure>) -> [Publication] {
+        var device = JSONObjectWriter(capacity: 200)
+        device.add("identifiers", json: "[\"\(sensorObjectPrefix(sensor))\"]")
+        device.add("name", details.name ?? Self.defaultName(sensor))
+        if let manufacturer = details.manufacturer { device.add("manufacturer", manufacturer) }
+        if let model = details.model { device.add("model", model) }
         device.add("via_device", objectPrefix)
-        let objectID = "\(objectPrefix)_strap_\(strapID)_battery"
-        var w = JSONObjectWriter(capacity: 640)
-        w.add("unique_id", objectID)
-        w.add("default_entity_id", Self.entityID(component: "sensor", objectID: objectID))
-        w.add("name", "Battery")
-        stateFields(&w, topic: "strap/\(strapID)/info", template: "{{ value_json.battery_pct }}")
-        w.add("unit_of_measurement", "%")
-        w.add("device_class", "battery")
-        w.add("state_class", "measurement")
-        w.add("entity_category", "diagnostic")
-        availability(&w, sourceAvailability(topic: "strap/\(strapID)/state", when: "value_json.state == 'connected'"))
-        w.add("device", json: device.finish())
-        w.add("origin", json: origin())
-        return [Publication(topic: "\(discoveryPrefix)/sensor/\(objectID)/config", payload: w.finish(), retain: true, absolute: true)]
+        let deviceJSON = device.finish()
+        let connected = sourceAvailability(topic: "\(sensor.topic)/state", when: "value_json.state == 'connected'")
+        return sensorEntities(sensor, measures: measures).map { entity in
+            let objectID = "\(sensorObjectPrefix(sensor))_\(entity.key)"
+            var w = JSONObjectWriter(capacity: 768)
+            w.add("unique_id", objectID)
+            w.add("default_entity_id", Self.entityID(component: "sensor", objectID: objectID))
+            entity.fields(&w)
+            availability(&w, connected)
+            w.add("device", json: deviceJSON)
+            w.add("origin", json: origin())
+            return Publication(topic: "\(discoveryPrefix)/sensor/\(objectID)/config", payload: w.finish(), retain: true, absolute: true)
+        }
     }
 
-    /// Empty retained configs for every entity the gateway and these straps may have announced.
-    public func removals(straps: some Sequence<String>) -> [Publication] {
+    /// Empty retained configs for every entity the gateway and these sensors may have announced.
+    public func removals(sensors: some Sequence<(key: SensorRef, value: Set<SensorMeasure>)>) -> [Publication] {
         entities.map { removal(configTopic(component: $0.component, key: $0.key)) }
-            + straps.map { removal("\(discoveryPrefix)/sensor/\(objectPrefix)_strap_\($0)_battery/config") }
+            + sensors.flatMap { sensor, measures in
+                sensorEntities(sensor, measures: measures).map {
+                    removal("\(discoveryPrefix)/sensor/\(sensorObjectPrefix(sensor))_\($0.key)/config")
+                }
+            }
+    }
+
+    static func defaultName(_ sensor: SensorRef) -> String {
+        switch sensor.kind {
+        case .heartRate: "Heart-rate strap \(sensor.id)"
+        case .power: "Power meter \(sensor.id)"
+        case .speedCadence: "Speed/cadence sensor \(sensor.id)"
+        }
+    }
+
+    /// `ridegate_<id>_strap_<address>` (as before) or `ridegate_<id>_sensor_<address>`.
+    private func sensorObjectPrefix(_ sensor: SensorRef) -> String {
+        "\(objectPrefix)_\(sensor.kind == .heartRate ? "strap" : "sensor")_\(sensor.id)"
+    }
+
+    private func sensorEntities(_ sensor: SensorRef, measures: Set<SensorMeasure>) -> [(key: String, fields: (inout JSONObjectWriter) -> Void)] {
+        let readings = sensor.kind == .power ? "\(sensor.topic)/power" : "\(sensor.topic)/speed_cadence"
+        let expiry = expiry(0)
+        var list: [(key: String, fields: (inout JSONObjectWriter) -> Void)] = []
+        if sensor.kind == .power, measures.contains(.power) {
+            list.append(("power", { w in
+                w.add("name", "Power")
+                stateFields(&w, topic: readings, template: "{{ value_json.power_w }}")
+                w.add("unit_of_measurement", "W")
+                w.add("device_class", "power")
+                w.add("state_class", "measurement")
+                w.add("expire_after", expiry)
+            }))
+            list.append(("power_3s", { w in
+                w.add("name", "Power (3 s)")
+                stateFields(&w, topic: readings, template: "{{ value_json.power_3s_w }}")
+                w.add("unit_of_measurement", "W")
+                w.add("device_class", "power")
+                w.add("state_class", "measurement")
+                w.add("expire_after", expiry)
+            }))
+        }
+        if sensor.kind != .heartRate, measures.contains(.cadence) {
+            list.append(("cadence", { w in
+                w.add("name", "Cadence")
+                stateFields(&w, topic: readings, template: "{{ value_json.cadence_rpm }}", icon: "mdi:rotate-right")
+                w.add("unit_of_measurement", "rpm")
+                w.add("state_class", "measurement")
+                w.add("suggested_display_precision", 0)
+                w.add("expire_after", expiry)
+            }))
+        }
+        if sensor.kind != .heartRate, measures.contains(.wheelSpeed) {
+            list.append(("wheel_speed", { w in
+                w.add("name", "Wheel speed")
+                stateFields(&w, topic: readings, template: "{{ value_json.wheel_speed_mps }}")
+                w.add("unit_of_measurement", "m/s")
+                w.add("device_class", "speed")
+                w.add("state_class", "measurement")
+                w.add("suggested_display_precision", 1)
+                w.add("expire_after", expiry)
+            }))
+        }
+        list.append(("battery", { w in
+            w.add("name", "Battery")
+            stateFields(&w, topic: "\(sensor.topic)/info", template: "{{ value_json.battery_pct }}")
+            w.add("unit_of_measurement", "%")
+            w.add("device_class", "battery")
+            w.add("state_class", "measurement")
+            w.add("entity_category", "diagnostic")
+        }))
+        return list
     }
 
     /// `<component>.<object id>` as Home Assistant writes entity ids: lower case, `[a-z0-9_]`, no `__`.

@@ -44,15 +44,15 @@ public enum Payloads {
         return json.finish()
     }
 
-    public static func power(_ m: CyclingPowerMeasurement, sensor: String, averages: (threeSeconds: Double?, tenSeconds: Double?),
+    public static func power(_ m: CyclingPowerMeasurement, averages: (threeSeconds: Double?, tenSeconds: Double?), zone: Int?,
                              cadence: Double?, wheelSpeed: Double?, ts: Timestamp, seq: Int, clockTrusted: Bool) -> String {
         var json = JSONObjectWriter()
         json.add("ts", ts.iso8601)
         json.add("seq", seq)
-        json.add("sensor", sensor)
         json.add("power_w", m.powerWatts)
         json.add("power_3s_w", averages.threeSeconds, decimals: 0)
         json.add("power_10s_w", averages.tenSeconds, decimals: 0)
+        json.add("zone", zone)
         json.add("cadence_rpm", cadence, decimals: 1)
         json.add("wheel_speed_mps", wheelSpeed, decimals: 2)
         json.add("balance_pct", m.pedalPowerBalancePercent, decimals: 1)
@@ -60,11 +60,10 @@ public enum Payloads {
         return json.finish()
     }
 
-    public static func speedCadence(sensor: String, cadence: Double?, wheelSpeed: Double?, ts: Timestamp, seq: Int, clockTrusted: Bool) -> String {
+    public static func speedCadence(cadence: Double?, wheelSpeed: Double?, ts: Timestamp, seq: Int, clockTrusted: Bool) -> String {
         var json = JSONObjectWriter(capacity: 128)
         json.add("ts", ts.iso8601)
         json.add("seq", seq)
-        json.add("sensor", sensor)
         json.add("cadence_rpm", cadence, decimals: 1)
         json.add("wheel_speed_mps", wheelSpeed, decimals: 2)
         json.add("clock_trusted", clockTrusted)
@@ -72,7 +71,7 @@ public enum Payloads {
     }
 
     public static func ride(_ ride: RideTracker.Summary, secondsInZone: [Double], power: RidePowerTotals = RidePowerTotals(),
-                            ts: Timestamp, seq: Int) -> String {
+                            secondsInPowerZone: [Double]? = nil, wheelEstimate: Double? = nil, ts: Timestamp, seq: Int) -> String {
         var json = JSONObjectWriter()
         json.add("ts", ts.iso8601)
         json.add("seq", seq)
@@ -89,6 +88,12 @@ public enum Payloads {
         json.add("np_w", power.normalizedWatts, decimals: 0)
         json.add("work_kj", rode ? power.workKilojoules : nil, decimals: 1)
         json.add("avg_cadence_rpm", power.averagePedallingCadenceRPM, decimals: 0)
+        json.add("avg_cadence_with_zeros_rpm", power.averageCadenceRPM, decimals: 0)
+        // Only with an FTP configured.
+        if let secondsInPowerZone { json.add("power_zone_s", secondsInPowerZone, decimals: 0) }
+        // From a wheel sensor: what it measured without a fix, and its circumference as GPS measures it.
+        json.add("wheel_distance_m", ride.wheelDistanceMeters, decimals: 1)
+        json.add("wheel_mm_estimate", wheelEstimate, decimals: 0)
         return json.finish()
     }
 

@@ -15,13 +15,13 @@ public enum SourceEvent: Sendable {
     case heartRate(strap: String, HeartRateMeasurement, at: ReceiveTime)
     case heartRateUndecodable(strap: String, HeartRateMeasurementError, at: ReceiveTime)
     /// A speed and/or cadence sensor's measurement (0x2A5B).
-    case cyclingSpeedCadence(sensor: String, CyclingSpeedCadenceMeasurement, at: ReceiveTime)
+    case cyclingSpeedCadence(SensorRef, CyclingSpeedCadenceMeasurement, at: ReceiveTime)
     /// A power meter's measurement (0x2A63).
-    case cyclingPower(sensor: String, CyclingPowerMeasurement, at: ReceiveTime)
-    case cyclingUndecodable(sensor: String, CyclingMeasurementError, at: ReceiveTime)
-    /// `reason` says why a strap was lost (for the state topic and the logs).
-    case strapState(strap: String, StrapState, reason: String? = nil, at: ReceiveTime)
-    case strapDetails(strap: String, StrapDetails, at: ReceiveTime)
+    case cyclingPower(SensorRef, CyclingPowerMeasurement, at: ReceiveTime)
+    case cyclingUndecodable(SensorRef, CyclingMeasurementError, at: ReceiveTime)
+    /// A BLE sensor's link; `reason` says why it was lost (for the state topic and the logs).
+    case sensorState(SensorRef, SensorState, reason: String? = nil, at: ReceiveTime)
+    case sensorDetails(SensorRef, SensorDetails, at: ReceiveTime)
     case gpsFix(GPSFix, at: ReceiveTime)
     case gpsState(GPSDeviceState, at: ReceiveTime)
     /// Where the bike was when the gateway last ran (from the state directory), before any fix.
@@ -30,9 +30,10 @@ public enum SourceEvent: Sendable {
     case watchdogTick(at: ReceiveTime)
 }
 
-public enum StrapState: String, Sendable {
+/// A BLE sensor's link (strap, power meter, speed/cadence sensor).
+public enum SensorState: String, Sendable {
     case searching, connecting, connected, lost
-    /// The gateway stopped in order and let the strap go (the last retained state after a stop).
+    /// The gateway stopped in order and let the sensor go (the last retained state after a stop).
     case stopped
 }
 
@@ -49,17 +50,25 @@ public enum GPSDeviceState: String, Sendable, CaseIterable {
     case stopped
 }
 
-/// What a strap says about itself over GATT.
-public struct StrapDetails: Sendable, Equatable {
+/// What a sensor says about itself over GATT.
+public struct SensorDetails: Sendable, Equatable {
     public var name: String?
-    /// Body Sensor Location (0x2A38): chest, wrist, finger…
+    /// Body Sensor Location (0x2A38, straps): chest, wrist, finger…
     public var bodyLocation: String?
+    /// Sensor Location (0x2A5D, cycling sensors): left_crank, rear_wheel…
+    public var sensorLocation: String?
     public var batteryPercent: Int?
+    /// Device Information (0x180A): Manufacturer Name (0x2A29), Model Number (0x2A24).
+    public var manufacturer: String?
+    public var model: String?
+    /// What the device measures, from its services and feature characteristics (0x2A5C, 0x2A65).
+    public var measures: Set<SensorMeasure> = []
 
-    public init(name: String? = nil, bodyLocation: String? = nil, batteryPercent: Int? = nil) {
+    public init(name: String? = nil, bodyLocation: String? = nil, batteryPercent: Int? = nil, measures: Set<SensorMeasure> = []) {
         self.name = name
         self.bodyLocation = bodyLocation
         self.batteryPercent = batteryPercent
+        self.measures = measures
     }
 
     /// Heart Rate Service 1.0 §3.2.1.
@@ -80,8 +89,8 @@ public struct StrapDetails: Sendable, Equatable {
 extension SourceEvent {
     public var receiveTime: ReceiveTime {
         switch self {
-        case .heartRate(_, _, let at), .heartRateUndecodable(_, _, let at), .strapState(_, _, _, let at),
-             .strapDetails(_, _, let at), .gpsFix(_, let at), .gpsState(_, let at), .lastKnownPosition(_, _, let at),
+        case .heartRate(_, _, let at), .heartRateUndecodable(_, _, let at), .sensorState(_, _, _, let at),
+             .sensorDetails(_, _, let at), .gpsFix(_, let at), .gpsState(_, let at), .lastKnownPosition(_, _, let at),
              .watchdogTick(let at), .cyclingSpeedCadence(_, _, let at), .cyclingPower(_, _, let at), .cyclingUndecodable(_, _, let at):
             return at
         }

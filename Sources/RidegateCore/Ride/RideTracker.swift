@@ -12,6 +12,8 @@ public struct RideTracker: Sendable {
         public var maxSpeedMetersPerSecond: Double = 0
         public var isMoving = false
         public var speedMetersPerSecond: Double?
+        /// The part of `distanceMeters` measured by a wheel sensor while there was no position fix.
+        public var wheelDistanceMeters: Double = 0
 
         public var averageMovingSpeedMetersPerSecond: Double {
             movingSeconds > 0 ? distanceMeters / movingSeconds : 0
@@ -59,5 +61,20 @@ public struct RideTracker: Sendable {
             anchor = (lat, lon, time)
         }
         previousTime = time
+    }
+
+    /// Distance from a wheel sensor while there is no position fix (a tunnel, a forest): counted like GPS
+    /// distance, only while moving. The next fix starts a new leg where it is, so no stretch counts twice.
+    public mutating func addWheel(metres: Double, seconds: Double) {
+        guard metres.isFinite, seconds.isFinite, metres >= 0, seconds > 0 else { return }
+        let speed = metres / seconds
+        summary.speedMetersPerSecond = speed
+        summary.isMoving = speed >= autoPauseSpeed
+        guard summary.isMoving else { return }
+        summary.distanceMeters += metres
+        summary.wheelDistanceMeters += metres
+        if seconds <= maximumGapSeconds { summary.movingSeconds += seconds }
+        summary.maxSpeedMetersPerSecond = max(summary.maxSpeedMetersPerSecond, speed)
+        anchor = nil
     }
 }

@@ -42,7 +42,7 @@ import Testing
         // `health` is retained (a subscriber arriving later gets it) and has every field docs/mqtt.md lists.
         let retainedHealth = try #require(try await MQTTSubscriber.retained(port: broker.port, topic: "ridegate/e2e/health").first)
         let health = retainedHealth.json
-        let numbers = ["uptime_s", "clock_offset_s", "strap_reconnects", "coalesced", "spool_depth", "spool_dropped", "mqtt_connects", "replayed"]
+        let numbers = ["uptime_s", "clock_offset_s", "strap_reconnects", "sensor_reconnects", "coalesced", "spool_depth", "spool_dropped", "mqtt_connects", "replayed"]
         for key in numbers {
             // A JSON number (Foundation on Linux reads true/false as numbers too, so look at the text).
             let text = retainedHealth.payload

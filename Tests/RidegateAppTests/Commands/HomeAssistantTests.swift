@@ -23,8 +23,9 @@ import Testing
         let demo = try ChildProcess(RidegateAppTestsPaths.executable,
                                     ["demo", "--broker", "127.0.0.1:\(broker.port)", "--speed", "20"], captureOutput: true)
         let messages = await sub.wait(timeout: TestTime.seconds(15)) { m in
-            Set(Self.configs(m).filter { !$0.payload.isEmpty }.map(\.topic)).count == 9
+            Set(Self.configs(m).filter { !$0.payload.isEmpty }.map(\.topic)).count == 14
                 && m.contains { $0.topic.hasSuffix("/position") } && m.contains { $0.topic.hasSuffix("/heart_rate") && $0.json["zone"] is Int }
+                && m.contains { $0.topic.hasSuffix("/sensor/demo-power/power") && $0.json["zone"] is Int && $0.json["cadence_rpm"] is Double }
         }
         // Its own namespace: <host name>-demo, never the host name the real gateway uses.
         let status = try #require(messages.first { $0.topic.hasPrefix("ridegate/") && $0.topic.hasSuffix("/status") }?.topic)
@@ -33,7 +34,8 @@ import Testing
         #expect(id.hasSuffix("-demo") && id.count > "-demo".count, "device id \(id)")
 
         let announced = Self.configs(messages).filter { !$0.payload.isEmpty }
-        #expect(Set(announced.map(\.topic)).count == 9, "\(Set(announced.map(\.topic)).sorted())")
+        // The gateway's 8, the strap's battery, the power meter's power, 3 s power, cadence, wheel speed, battery.
+        #expect(Set(announced.map(\.topic)).count == 14, "\(Set(announced.map(\.topic)).sorted())")
         #expect(Self.schemaProblems(messages) == [])
         for key in Self.gatewayKeys {
             #expect(announced.contains { $0.topic.hasSuffix("/ridegate_\(id)_\(key)/config") }, "\(key) not announced")
@@ -45,6 +47,12 @@ import Testing
         #expect(byKey("heart_rate")["default_entity_id"] as? String == "sensor.ridegate_\(slug)_heart_rate")
         #expect(byKey("position")["default_entity_id"] as? String == "device_tracker.ridegate_\(slug)_position")
         #expect(byKey("position")["json_attributes_topic"] as? String == "\(base)/position")
+        let power = byKey("sensor_demo-power_power")
+        #expect(power["device_class"] as? String == "power" && power["unit_of_measurement"] as? String == "W")
+        #expect(power["state_topic"] as? String == "\(base)/sensor/demo-power/power")
+        #expect((power["device"] as? [String: Any])?["via_device"] as? String == "ridegate_\(id)")
+        #expect(byKey("sensor_demo-power_cadence")["unit_of_measurement"] as? String == "rpm")
+        #expect(byKey("sensor_demo-power_wheel_speed")["device_class"] as? String == "speed")
 
         // The tracker's topic carries a position or nothing: never a null one.
         let positions = messages.filter { $0.topic == "\(base)/position" }
@@ -69,6 +77,8 @@ import Testing
         #expect(value("status")?.payload == "offline")
         #expect(value("gps/state")?.json["state"] as? String == "stopped")
         #expect(value("strap/demo-strap/state")?.json["state"] as? String == "stopped")
+        #expect(value("sensor/demo-power/state")?.json["state"] as? String == "stopped")
+        #expect(value("sensor/demo-power/info")?.json["measures"] as? [String] == ["power", "cadence", "wheel_speed"])
         #expect(value("health")?.json["gps_state"] as? String == "stopped")
         #expect(value("position")?.json["latitude"] is Double)
     }

@@ -24,6 +24,48 @@ import Testing
         #expect(c.zones.zones.lowerBounds == [95, 114, 133, 152, 171])
     }
 
+    @Test("[[sensor]]: power meters and speed/cadence sensors beside the straps; power zones; the LED by power")
+    func sensors() throws {
+        let c = try load("""
+            [heart_rate]
+            straps = ["auto", "Polar*"]
+            [[sensor]]
+            kind = "power"
+            select = "4iiii*"
+            [[sensor]]
+            kind = "speed_cadence"
+            select = "F4:12:FA:6C:3B:21"
+            wheel_mm = 2096
+            [zones]
+            ftp = 250
+            [led]
+            zones = "power"
+            """)
+        #expect(c.bluetoothSensors == [
+            .init(kind: .heartRate, select: "auto"), .init(kind: .heartRate, select: "Polar*"),
+            .init(kind: .power, select: "4iiii*"), .init(kind: .speedCadence, select: "F4:12:FA:6C:3B:21", wheelMillimetres: 2096),
+        ])
+        #expect(c.zones.powerZones?.lowerBounds == [1, 140, 190, 228, 265, 303, 378])
+        #expect(c.led.zones == .power)
+        // Heart rate off: the straps go, cycling sensors stay.
+        let noStraps = try load("[heart_rate]\nenabled = false\n[[sensor]]\nkind = \"power\"\n")
+        #expect(noStraps.bluetoothSensors == [.init(kind: .power, select: "auto")])
+    }
+
+    @Test("[[sensor]] mistakes are refused with what to write instead")
+    func sensorMistakes() {
+        #expect(error("[[sensor]]\nselect = \"auto\"\n")?.description.contains("sensor 1 has no kind; add kind = \"power\"") == true)
+        #expect(error("[[sensor]]\nkind = \"cadence\"\n")?.description.contains("\"cadence\" is not allowed; use one of \"heart_rate\", \"speed_cadence\", \"power\"") == true)
+        #expect(error("[[sensor]]\nkind = \"heart_rate\"\nwheel_mm = 2100\n")?.description.contains("a heart-rate strap has no wheel") == true)
+        #expect(error("[[sensor]]\nkind = \"power\"\nwheel_mm = 210\n")?.description.contains("sensor[1].wheel_mm") == true)
+        #expect(error("[[sensor]]\nkind = \"power\"\nselect = \"F4:12:FA:6C:3B\"\n")?.description.contains("looks like a Bluetooth address but is not one") == true)
+        #expect(error("[heart_rate]\nstraps = [\"F4:12:FA:6C:3B:2\"]\n")?.description.contains("looks like a Bluetooth address") == true)
+        #expect(error("[[sensor]]\nkind = \"power\"\nselct = \"auto\"\n")?.description.contains("did you mean 'select'") == true)
+        #expect(error("[led]\nzones = \"power\"\n")?.description.contains("set zones.ftp") == true)
+        #expect(error("[zones]\nftp = 250\npower_percentages = [56, 50]\n")?.description.contains("strictly increasing") == true)
+        #expect(error("sensor = \"power\"\n")?.description.contains("[[sensor]]") == true)
+    }
+
     @Test("The example config in deploy/ is valid")
     func exampleIsValid() throws {
         let text = try String(contentsOfFile: RidegateAppTestsPaths.repository + "/deploy/ridegate.toml.example", encoding: .utf8)

@@ -10,15 +10,17 @@ import Testing
 /// (one device, one connection, both measurements).
 @Suite struct CyclingSensorConnectionTests {
     /// Connects a session to a peripheral with these services; returns them and the event log.
-    func session(_ services: [SimulatedSensorPeripheral.Service]) async throws
+    func session(_ services: [SimulatedSensorPeripheral.Service], as kind: SensorKind = .power,
+                 manufacturer: String? = nil, model: String? = nil) async throws
         -> (SimulatedSensorPeripheral, EventLog, Task<ATTClientError, Never>, Task<Void, Never>) {
         let link = try ATTBearer.pair(label: "cycling")
-        let peripheral = SimulatedSensorPeripheral(descriptor: link.peripheral, behaviour: .init(name: "Sensor", services: services))
+        let peripheral = SimulatedSensorPeripheral(descriptor: link.peripheral, behaviour: .init(
+            name: "Sensor", services: services, manufacturer: manufacturer, model: model))
         let log = EventLog([])
         let serving = Task { await peripheral.run() }
-        let connection = SensorConnection(strapID: "c1", bearer: link.client, clock: SystemClock(), logger: CapturingLogHandler().logger())
+        let connection = SensorConnection(sensor: SensorRef(kind: kind, id: "c1"), bearer: link.client, clock: SystemClock(), logger: CapturingLogHandler().logger())
         let running = Task { await connection.run(emit: log.append) }
-        _ = await log.wait(timeout: 10) { $0.contains { if case .strapDetails = $0 { true } else { false } } }
+        _ = await log.wait(timeout: 10) { $0.contains { if case .sensorDetails = $0 { true } else { false } } }
         return (peripheral, log, running, serving)
     }
 
@@ -32,7 +34,7 @@ import Testing
 
     @Test("A speed and cadence sensor: subscribed to 0x2A5B, every value decoded, a malformed one reported")
     func speedCadenceSensor() async throws {
-        let (peripheral, log, running, serving) = try await session([.cyclingSpeedCadence])
+        let (peripheral, log, running, serving) = try await session([.cyclingSpeedCadence], as: .speedCadence)
         #expect(peripheral.subscribed(.cscMeasurement) && !peripheral.subscribed(.heartRateMeasurement))
         let value = CyclingSpeedCadenceMeasurement(wheel: RevolutionData(revolutions: 3, eventTime: 1638, ticksPerSecond: 1024, counterBits: 32),
                                                    crank: RevolutionData(revolutions: 1, eventTime: 683, ticksPerSecond: 1024, counterBits: 16))
@@ -40,6 +42,8 @@ import Testing
         peripheral.notify(.cscMeasurement, [0x01, 0x05]) // truncated
         let events = await log.wait(timeout: 10) { self.csc($0).count >= 1 && $0.contains { if case .cyclingUndecodable = $0 { true } else { false } } }
         #expect(csc(events) == [value])
+        let details = events.compactMap { if case .sensorDetails(_, let d, _) = $0 { d } else { nil } }.first
+        #expect(details?.measures == [.cadence, .wheelSpeed] && details?.sensorLocation == "right_crank")
         #expect(events.contains { if case .cyclingUndecodable(_, let e, _) = $0 { e.kind == .truncated } else { false } })
         peripheral.disconnect()
         #expect(await running.value == .disconnected)
@@ -48,8 +52,12 @@ import Testing
 
     @Test("A power meter: subscribed to 0x2A63, power with crank data decoded")
     func powerMeter() async throws {
-        let (peripheral, log, running, serving) = try await session([.cyclingPower])
+        let (peripheral, log, running, serving) = try await session([.cyclingPower], manufacturer: "4iiii Innovations", model: "Precision 3")
         #expect(peripheral.subscribed(.cyclingPowerMeasurement))
+        let details = log.current.compactMap { if case .sensorDetails(_, let d, _) = $0 { d } else { nil } }.first
+        // Device Information read (the model's NUL padding trimmed), location and features from the power service.
+        #expect(details?.manufacturer == "4iiii Innovations" && details?.model == "Precision 3")
+        #expect(details?.measures == [.power, .cadence, .wheelSpeed] && details?.sensorLocation == "left_crank")
         let value = CyclingPowerMeasurement(powerWatts: 250, crank: RevolutionData(revolutions: 7, eventTime: 4096, ticksPerSecond: 1024, counterBits: 16))
         peripheral.notify(.cyclingPowerMeasurement, value.encoded)
         let events = await log.wait(timeout: 10) { self.power($0).count >= 1 }
@@ -78,7 +86,7 @@ import Testing
         let link = try ATTBearer.pair(label: "none")
         let peripheral = SimulatedSensorPeripheral(descriptor: link.peripheral, behaviour: .init(services: []))
         let serving = Task { await peripheral.run() }
-        let connection = SensorConnection(strapID: "x", bearer: link.client, clock: SystemClock(), logger: CapturingLogHandler().logger())
+        let connection = SensorConnection(sensor: .strap("x"), bearer: link.client, clock: SystemClock(), logger: CapturingLogHandler().logger())
         let reason = await connection.run(emit: { _ in })
         #expect(reason.description.contains("no Heart Rate (0x180D), Cycling Speed and Cadence (0x1816) or Cycling Power (0x1818) service"))
         serving.cancel()

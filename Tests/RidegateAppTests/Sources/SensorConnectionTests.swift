@@ -18,12 +18,12 @@ import Testing
         let peripheral = SimulatedSensorPeripheral(descriptor: link.peripheral)
         let log = EventLog([])
         let peripheralTask = Task { await peripheral.run() }
-        let connection = SensorConnection(strapID: "s1", bearer: link.client, clock: SystemClock(), logger: CapturingLogHandler().logger())
+        let connection = SensorConnection(sensor: .strap("s1"), bearer: link.client, clock: SystemClock(), logger: CapturingLogHandler().logger())
         let session = Task { await connection.run(emit: log.append) }
-        let connected = await log.wait(timeout: 10) { $0.contains { if case .strapDetails = $0 { true } else { false } } }
+        let connected = await log.wait(timeout: 10) { $0.contains { if case .sensorDetails = $0 { true } else { false } } }
         #expect(peripheral.heartRateSubscribed)
-        let details = connected.compactMap { if case .strapDetails(_, let d, _) = $0 { d } else { nil } }.first
-        #expect(details == StrapDetails(name: "HR-Strap", bodyLocation: "chest", batteryPercent: 87))
+        let details = connected.compactMap { if case .sensorDetails(_, let d, _) = $0 { d } else { nil } }.first
+        #expect(details == SensorDetails(name: "HR-Strap", bodyLocation: "chest", batteryPercent: 87, measures: [.heartRate]))
         for bpm in [60, 120, 300] {
             peripheral.notifyHeartRate(HeartRateMeasurement(format: bpm > 255 ? .uint16 : .uint8, beatsPerMinute: bpm,
                                                             sensorContact: .detected, rrIntervalsRaw: [1024]).encoded)
@@ -45,7 +45,7 @@ import Testing
         let link = try ATTBearer.pair(label: "test")
         let peripheral = SimulatedSensorPeripheral(descriptor: link.peripheral, behaviour: .init(requirePairing: true))
         let peripheralTask = Task { await peripheral.run() }
-        let connection = SensorConnection(strapID: "s1", bearer: link.client, clock: SystemClock(), logger: CapturingLogHandler().logger())
+        let connection = SensorConnection(sensor: .strap("s1"), bearer: link.client, clock: SystemClock(), logger: CapturingLogHandler().logger())
         let reason = await connection.run(emit: { _ in })
         #expect(reason == .peer(request: 0x12, handle: 7, code: .insufficientAuthentication))
         #expect(reason.description.contains("requires pairing"))
@@ -57,7 +57,7 @@ import Testing
         let link = try ATTBearer.pair(label: "test")
         let peripheral = SimulatedSensorPeripheral(descriptor: link.peripheral, behaviour: .init(silent: true))
         let peripheralTask = Task { await peripheral.run() }
-        let connection = SensorConnection(strapID: "s1", bearer: link.client, clock: SystemClock(), logger: CapturingLogHandler().logger(),
+        let connection = SensorConnection(sensor: .strap("s1"), bearer: link.client, clock: SystemClock(), logger: CapturingLogHandler().logger(),
                                          transactionTimeout: 0.3)
         #expect(await connection.run(emit: { _ in }) == .timeout)
         peripheralTask.cancel()

@@ -87,26 +87,26 @@ import Testing
     }
 }
 
-@Suite struct StrapSelectorTests {
+@Suite struct SensorSelectorTests {
     let strap = AdvertisingData(parsing: [0x03, 0x03, 0x0D, 0x18, 0x0A, 0x09] + Array("Polar H10".utf8))
     let other = AdvertisingData(parsing: [0x03, 0x03, 0x0F, 0x18, 0x05, 0x09] + Array("Lamp".utf8))
     let address = BluetoothAddress("AA:BB:CC:DD:EE:FF")!
 
     @Test("Config entries become selectors")
     func parsing() {
-        #expect(StrapSelector(configured: "auto") == .auto)
-        #expect(StrapSelector(configured: "aa:bb:cc:dd:ee:ff") == .address(address))
-        #expect(StrapSelector(configured: "Polar*") == .namePattern("Polar*"))
+        #expect(SensorSelector(configured: "auto") == .auto)
+        #expect(SensorSelector(configured: "aa:bb:cc:dd:ee:ff") == .address(address))
+        #expect(SensorSelector(configured: "Polar*") == .namePattern("Polar*"))
     }
 
     @Test("Matching by address, name pattern, or any heart-rate advertiser")
     func matching() {
-        #expect(StrapSelector.auto.matches(address: address, advertising: strap))
-        #expect(!StrapSelector.auto.matches(address: address, advertising: other))
-        #expect(StrapSelector.namePattern("polar h*").matches(address: address, advertising: strap))
-        #expect(StrapSelector.namePattern("*H10").matches(address: address, advertising: strap))
-        #expect(!StrapSelector.namePattern("Wahoo*").matches(address: address, advertising: strap))
-        #expect(StrapSelector.address(address).matches(address: address, advertising: other))
+        #expect(SensorSelector.auto.matches(address: address, advertising: strap))
+        #expect(!SensorSelector.auto.matches(address: address, advertising: other))
+        #expect(SensorSelector.namePattern("polar h*").matches(address: address, advertising: strap))
+        #expect(SensorSelector.namePattern("*H10").matches(address: address, advertising: strap))
+        #expect(!SensorSelector.namePattern("Wahoo*").matches(address: address, advertising: strap))
+        #expect(SensorSelector.address(address).matches(address: address, advertising: other))
     }
 
     @Test("The backoff doubles to its ceiling and resets")

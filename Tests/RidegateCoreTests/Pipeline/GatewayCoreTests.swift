@@ -46,11 +46,11 @@ import Testing
         func led(_ effects: [Effect]) -> LEDSignal? {
             effects.compactMap { if case .showOnLED(let s) = $0 { s } else { nil } }.last
         }
-        #expect(led(c.handle(.strapState(strap: "s1", .searching, at: at(0)))) == .searchingForStrap)
-        #expect(led(c.handle(.strapState(strap: "s1", .connected, at: at(1)))) == nil) // still no reading
+        #expect(led(c.handle(.sensorState(.strap("s1"), .searching, at: at(0)))) == .searchingForStrap)
+        #expect(led(c.handle(.sensorState(.strap("s1"), .connected, at: at(1)))) == nil) // still no reading
         #expect(led(c.handle(.heartRate(strap: "s1", HeartRateMeasurement(beatsPerMinute: 150, sensorContact: .detected), at: at(2)))) == .zone(3, of: 5))
         #expect(led(c.handle(.heartRate(strap: "s1", HeartRateMeasurement(beatsPerMinute: 150, sensorContact: .notDetected), at: at(3)))) == .noSensorContact)
-        #expect(led(c.handle(.strapState(strap: "s1", .lost, at: at(4)))) == .strapLost)
+        #expect(led(c.handle(.sensorState(.strap("s1"), .lost, at: at(4)))) == .strapLost)
     }
 
     @Test("Device states are published retained, once per change")
@@ -132,8 +132,8 @@ import Testing
         settings.homeAssistant = discovery
         var c = GatewayCore(settings: settings)
         _ = c.handle(.gpsFix(GPSFix(time: Timestamp(secondsSince1970: 1_782_057_600), mode: .threeD, latitude: 40, longitude: -105), at: at(1)))
-        _ = c.handle(.strapState(strap: "s1", .connected, at: at(2)))
-        _ = c.handle(.strapDetails(strap: "s1", StrapDetails(name: "H10", bodyLocation: nil, batteryPercent: 80), at: at(3)))
+        _ = c.handle(.sensorState(.strap("s1"), .connected, at: at(2)))
+        _ = c.handle(.sensorDetails(.strap("s1"), SensorDetails(name: "H10", bodyLocation: nil, batteryPercent: 80), at: at(3)))
         let out = allPublications(c.shutdownEffects(at: at(4)))
         #expect(out.first?.topic == "ride")
         let gps = try #require(out.first { $0.topic == "gps/state" })
@@ -183,16 +183,17 @@ import Testing
         var powers: [Publication] = []
         for second in 0..<40 {
             let m = CyclingPowerMeasurement(powerWatts: 200, crank: crank(second * 3 / 2, Double(second * 3 / 2) * 2 / 3))
-            powers += publications(c.handle(.cyclingPower(sensor: "pm", m, at: at(Double(second))))).filter { $0.topic == "power" }
+            powers += publications(c.handle(.cyclingPower(SensorRef(kind: .power, id: "pm"), m, at: at(Double(second))))).filter { $0.topic == "sensor/pm/power" }
         }
         #expect(powers.count == 40 && powers.map(\.sequence) == Array(1...40).map { Optional($0) })
         let last = try #require(powers.last?.payload)
-        #expect(last.contains(#""sensor":"pm","power_w":200,"power_3s_w":200,"power_10s_w":200,"cadence_rpm":90"#), "\(last)")
+        #expect(last.contains(#""power_w":200,"power_3s_w":200,"power_10s_w":200,"zone":null,"cadence_rpm":90"#), "\(last)")
         let wheel = RevolutionData(revolutions: 10, eventTime: 1024, ticksPerSecond: 1024, counterBits: 32)
-        _ = c.handle(.cyclingSpeedCadence(sensor: "csc", CyclingSpeedCadenceMeasurement(wheel: wheel), at: at(50)))
+        let csc = SensorRef(kind: .speedCadence, id: "csc")
+        _ = c.handle(.cyclingSpeedCadence(csc, CyclingSpeedCadenceMeasurement(wheel: wheel), at: at(50)))
         let next = RevolutionData(revolutions: 14, eventTime: 2048, ticksPerSecond: 1024, counterBits: 32)
-        let speed = try #require(publications(c.handle(.cyclingSpeedCadence(sensor: "csc", CyclingSpeedCadenceMeasurement(wheel: next), at: at(51))))
-            .first { $0.topic == "speed_cadence" })
+        let speed = try #require(publications(c.handle(.cyclingSpeedCadence(csc, CyclingSpeedCadenceMeasurement(wheel: next), at: at(51))))
+            .first { $0.topic == "sensor/csc/speed_cadence" })
         #expect(speed.payload.contains(#""cadence_rpm":null,"wheel_speed_mps":8.42"#), "\(speed.payload)") // 4 × 2.105 m in 1 s
         let ride = c.rideSummary(ts: Timestamp(secondsSince1970: 1_782_057_600)).payload
         #expect(ride.contains(#""avg_power_w":200,"max_power_w":200,"np_w":200,"work_kj":7.8,"avg_cadence_rpm":90"#), "\(ride)")

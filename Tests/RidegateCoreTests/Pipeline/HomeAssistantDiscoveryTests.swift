@@ -83,7 +83,7 @@ import Testing
 
     @Test("A strap is its own device, reached through the gateway, available only while connected")
     func strapConfigs() throws {
-        let p = try #require(discovery.strapConfigs(strapID: "f1f2f3f4f5f6", name: "Polar H10").first)
+        let p = try #require(discovery.sensorConfigs(.strap("f1f2f3f4f5f6"), details: SensorDetails(name: "Polar H10"), measures: [.heartRate]).first)
         #expect(HomeAssistantSchema.problems(topic: p.topic, payload: p.payload) == [])
         let json = try object(p)
         #expect(json["default_entity_id"] as? String == "sensor.ridegate_bike_strap_f1f2f3f4f5f6_battery")
@@ -96,6 +96,39 @@ import Testing
         #expect(json["device_class"] as? String == "battery")
     }
 
+    @Test("A power meter and a speed-only sensor: entities for what each measures, in HA's units and classes, via the gateway")
+    func cyclingSensorConfigs() throws {
+        let meter = SensorRef(kind: .power, id: "d1d2d3d4d5d6")
+        var details = SensorDetails(name: "4iiii")
+        (details.manufacturer, details.model) = ("4iiii Innovations", "Precision 3")
+        let configs = discovery.sensorConfigs(meter, details: details, measures: [.power, .cadence])
+        #expect(configs.map { $0.topic.split(separator: "/")[2] } == [
+            "ridegate_bike_sensor_d1d2d3d4d5d6_power", "ridegate_bike_sensor_d1d2d3d4d5d6_power_3s",
+            "ridegate_bike_sensor_d1d2d3d4d5d6_cadence", "ridegate_bike_sensor_d1d2d3d4d5d6_battery"])
+        for p in configs { #expect(HomeAssistantSchema.problems(topic: p.topic, payload: p.payload) == [], "\(p.topic)") }
+        let power = try object(configs[0])
+        #expect(power["device_class"] as? String == "power" && power["unit_of_measurement"] as? String == "W")
+        #expect(power["state_topic"] as? String == "ridegate/bike/sensor/d1d2d3d4d5d6/power")
+        #expect((power["expire_after"] as? Int ?? 0) >= 15)
+        let availability = try #require(power["availability"] as? [[String: Any]])
+        #expect(availability.last?["topic"] as? String == "ridegate/bike/sensor/d1d2d3d4d5d6/state")
+        let device = try #require(power["device"] as? [String: Any])
+        #expect(device["via_device"] as? String == "ridegate_bike")
+        #expect(device["manufacturer"] as? String == "4iiii Innovations" && device["model"] as? String == "Precision 3")
+        #expect(try object(configs[2])["unit_of_measurement"] as? String == "rpm")
+
+        let hub = SensorRef(kind: .speedCadence, id: "a1a2a3a4a5a6")
+        let speedOnly = discovery.sensorConfigs(hub, details: SensorDetails(), measures: [.wheelSpeed])
+        #expect(speedOnly.map { String($0.topic.split(separator: "/")[2].split(separator: "_").dropFirst(4).joined(separator: "_")) }
+            == ["wheel_speed", "battery"])
+        let speed = try object(speedOnly[0])
+        #expect(speed["device_class"] as? String == "speed" && speed["state_topic"] as? String == "ridegate/bike/sensor/a1a2a3a4a5a6/speed_cadence")
+        #expect((speed["device"] as? [String: Any])?["name"] as? String == "Speed/cadence sensor a1a2a3a4a5a6")
+        // Removal at stop covers every one of them.
+        let removals = discovery.removals(sensors: [(key: meter, value: Set<SensorMeasure>([.power, .cadence]))])
+        #expect(Set(configs.map(\.topic)).isSubset(of: Set(removals.map(\.topic))))
+    }
+
     @Test("Entity ids are Home Assistant slugs whatever the device id: lower case, [a-z0-9_]")
     func entityIDs() {
         #expect(HomeAssistantDiscovery.entityID(component: "sensor", objectID: "ridegate_Pi-Demo_heart_rate") == "sensor.ridegate_pi_demo_heart_rate")
@@ -103,17 +136,17 @@ import Testing
             == "sensor.ridegate_bike_strap_demo_strap_battery")
         #expect(HomeAssistantDiscovery.entityID(component: "device_tracker", objectID: "ridegate__x--y_") == "device_tracker.ridegate_x_y")
         let odd = HomeAssistantDiscovery(discoveryPrefix: "homeassistant", baseTopic: "ridegate/My-Bike", deviceID: "My-Bike", version: "1")
-        for p in odd.gatewayConfigs() + odd.strapConfigs(strapID: "demo-strap", name: nil) {
+        for p in odd.gatewayConfigs() + odd.sensorConfigs(.strap("demo-strap"), details: SensorDetails(), measures: [.heartRate]) {
             #expect(HomeAssistantSchema.problems(topic: p.topic, payload: p.payload) == [])
         }
     }
 
     @Test("Removal covers every gateway entity and the given straps")
     func removals() {
-        let removals = discovery.removals(straps: ["demo-strap"])
+        let removals = discovery.removals(sensors: [(key: SensorRef.strap("demo-strap"), value: Set<SensorMeasure>([.heartRate]))])
         #expect(removals.count == 9)
         #expect(removals.allSatisfy { $0.payload.isEmpty && $0.retain && $0.absolute })
-        #expect(Set(removals.map(\.topic)) == Set(discovery.gatewayConfigs().map(\.topic) + discovery.strapConfigs(strapID: "demo-strap", name: nil).map(\.topic)))
+        #expect(Set(removals.map(\.topic)) == Set(discovery.gatewayConfigs().map(\.topic) + discovery.sensorConfigs(.strap("demo-strap"), details: SensorDetails(), measures: [.heartRate]).map(\.topic)))
     }
 
     @Test("The schema checker itself refuses what Home Assistant refuses")

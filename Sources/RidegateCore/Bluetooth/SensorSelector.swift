@@ -1,6 +1,6 @@
-/// Which strap a configured entry means: an address (`AA:BB:CC:DD:EE:FF`), a name pattern with `*`
-/// wildcards (`Polar H10*`), or `auto` (any device advertising the Heart Rate Service).
-public enum StrapSelector: Sendable, Equatable, CustomStringConvertible {
+/// Which sensor a configured entry means: an address (`AA:BB:CC:DD:EE:FF`), a name pattern with `*`
+/// wildcards (`Polar H10*`, `4iiii*`), or `auto` (any device advertising the sensor kind's service).
+public enum SensorSelector: Sendable, Equatable, CustomStringConvertible {
     case address(BluetoothAddress)
     case namePattern(String)
     case auto
@@ -23,17 +23,17 @@ public enum StrapSelector: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// Whether an advertisement is this strap. An address match needs no service UUID (some straps put
-    /// it only in the scan response); names and `auto` need the Heart Rate Service.
-    public func matches(address: BluetoothAddress, advertising: AdvertisingData) -> Bool {
+    /// Whether an advertisement is this sensor. An address match needs no service UUID (some sensors put
+    /// it only in the scan response); names and `auto` need the service of `kind`.
+    public func matches(address: BluetoothAddress, advertising: AdvertisingData, kind: SensorKind = .heartRate) -> Bool {
         switch self {
         case .address(let wanted):
             return wanted.bytes == address.bytes
         case .namePattern(let pattern):
-            guard advertising.advertisesHeartRate, let name = advertising.localName else { return false }
-            return StrapSelector.glob(pattern.lowercased(), name.lowercased())
+            guard advertising.serviceUUIDs.contains(kind.service), let name = advertising.localName else { return false }
+            return SensorSelector.glob(pattern.lowercased(), name.lowercased())
         case .auto:
-            return advertising.advertisesHeartRate
+            return advertising.serviceUUIDs.contains(kind.service)
         }
     }
 

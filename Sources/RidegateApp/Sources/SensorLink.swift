@@ -2,17 +2,18 @@ import RidegateCore
 import RidegateLinux
 
 
-/// How a strap is found and reached: the seam between the strap source's logic (selection, reconnect,
+/// How a sensor is found and reached: the seam between the sensor source's logic (selection, reconnect,
 /// backoff) and the radio. On a Pi it is the kernel (management discovery, L2CAP); in tests, simulated
 /// peripherals on socketpairs that come and go.
-public protocol StrapLink: Sendable {
-    /// Scans until an advertisement matches; with `collectFor`, keeps listening that long and returns the
-    /// strongest match (or `preferred`, if it is among them).
-    func find(_ selector: StrapSelector, preferred: BluetoothAddress?, collectFor: Double) async throws(BluetoothError) -> FoundStrap
-    func connect(_ strap: FoundStrap) async throws(BluetoothError) -> ATTBearer
+public protocol SensorLink: Sendable {
+    /// Scans until an advertisement is `wanted`; with `collectFor`, keeps listening that long and returns
+    /// the strongest match (or `preferred`, if it is among them).
+    func find(_ wanted: @escaping @Sendable (BluetoothAddress, AdvertisingData) -> Bool, preferred: BluetoothAddress?,
+              collectFor: Double) async throws(BluetoothError) -> FoundSensor
+    func connect(_ sensor: FoundSensor) async throws(BluetoothError) -> ATTBearer
 }
 
-public struct FoundStrap: Sendable, Equatable {
+public struct FoundSensor: Sendable, Equatable {
     public var address: BluetoothAddress
     public var name: String?
     public var rssi: Int
@@ -25,24 +26,25 @@ public struct FoundStrap: Sendable, Equatable {
 }
 
 /// The kernel's Bluetooth stack: management-interface discovery and an L2CAP LE socket on the ATT channel.
-public struct KernelStrapLink: StrapLink {
+public struct KernelSensorLink: SensorLink {
     public let connectTimeout: Double
 
     public init(connectTimeout: Double = 10) {
         self.connectTimeout = connectTimeout
     }
 
-    public func find(_ selector: StrapSelector, preferred: BluetoothAddress?, collectFor: Double) async throws(BluetoothError) -> FoundStrap {
-        let candidates = Locked<[BluetoothAddress: FoundStrap]>([:])
+    public func find(_ wanted: @escaping @Sendable (BluetoothAddress, AdvertisingData) -> Bool, preferred: BluetoothAddress?,
+                     collectFor: Double) async throws(BluetoothError) -> FoundSensor {
+        let candidates = Locked<[BluetoothAddress: FoundSensor]>([:])
         let (firstMatch, announce) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        let scanner = StrapScanner()
-        let result: Result<FoundStrap, BluetoothError> = await withTaskGroup(of: Result<FoundStrap, BluetoothError>?.self) { group in
+        let scanner = AdvertisementScanner()
+        let result: Result<FoundSensor, BluetoothError> = await withTaskGroup(of: Result<FoundSensor, BluetoothError>?.self) { group in
             group.addTask {
                 do throws(BluetoothError) {
                     try await scanner.scan { device in
-                        guard selector.matches(address: device.address, advertising: device.advertising) else { return }
+                        guard wanted(device.address, device.advertising) else { return }
                         let isFirst = candidates.withLock { c -> Bool in
-                            c[device.address] = FoundStrap(address: device.address, name: device.advertising.localName, rssi: device.rssi)
+                            c[device.address] = FoundSensor(address: device.address, name: device.advertising.localName, rssi: device.rssi)
                             return c.count == 1
                         }
                         if isFirst { announce.yield() }
@@ -53,7 +55,7 @@ public struct KernelStrapLink: StrapLink {
                 }
             }
             group.addTask {
-                // Decide `collectFor` after the first match, so the strongest of several straps wins.
+                // Decide `collectFor` after the first match, so the strongest of several sensors wins.
                 for await _ in firstMatch {
                     if collectFor > 0 { try? await Task.sleep(nanoseconds: UInt64(collectFor * 1e9)) }
                     let all = candidates.withLock { Array($0.values) }
@@ -62,7 +64,7 @@ public struct KernelStrapLink: StrapLink {
                 }
                 return nil
             }
-            var outcome: Result<FoundStrap, BluetoothError> = .failure(.noAdapter)
+            var outcome: Result<FoundSensor, BluetoothError> = .failure(.noAdapter)
             for await r in group {
                 if let r {
                     outcome = r
@@ -75,7 +77,7 @@ public struct KernelStrapLink: StrapLink {
         return try result.get()
     }
 
-    public func connect(_ strap: FoundStrap) async throws(BluetoothError) -> ATTBearer {
-        try await L2CAPConnector.connect(to: strap.address, timeout: connectTimeout)
+    public func connect(_ sensor: FoundSensor) async throws(BluetoothError) -> ATTBearer {
+        try await L2CAPConnector.connect(to: sensor.address, timeout: connectTimeout)
     }
 }

@@ -3,7 +3,7 @@ import RidegateCore
 /// LE discovery through the management interface: powers nothing on (a powered-off adapter is an error
 /// to report, not to fix behind the user's back), restarts discovery when the kernel ends a round, and
 /// stops it when the scan is cancelled, leaving the adapter as it was.
-public struct StrapScanner: Sendable {
+public struct AdvertisementScanner: Sendable {
     public init() {}
 
     /// Calls `found` for every advertisement until the task is cancelled.
