@@ -54,6 +54,16 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
+        // Every parser that takes outside bytes, as fuzz targets (scripts/fuzz), and their runner.
+        .target(
+            name: "RidegateFuzzTargets",
+            dependencies: ["RidegateApp", "RidegateCore", "RidegateLinux"],
+            path: "Fuzz/Targets"),
+        .executableTarget(
+            name: "ridegate-fuzz",
+            dependencies: ["RidegateFuzzTargets", "RidegateApp"],
+            path: "Fuzz/Runner"),
+
         .target(
             name: "RidegateTestSupport",
             dependencies: ["RidegateCore", "RidegateLinux"],
@@ -66,7 +76,7 @@ let package = Package(
             dependencies: ["RidegateLinux", "RidegateCore", "RidegateTestSupport"]),
         .testTarget(
             name: "RidegateAppTests",
-            dependencies: ["RidegateApp", "RidegateLinux", "RidegateCore", "RidegateTestSupport"]),
+            dependencies: ["RidegateApp", "RidegateLinux", "RidegateCore", "RidegateTestSupport", "RidegateFuzzTargets"]),
     ],
     swiftLanguageModes: [.v6]
 )

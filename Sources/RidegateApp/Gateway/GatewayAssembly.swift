@@ -131,19 +131,14 @@ public enum GatewayAssembly {
         return DeviceID.from(hostname: String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
 
-    /// The spool in the state directory; memory (with a warning) when it cannot be opened.
+    /// The spool in the state directory: damaged files salvaged, a full or unwritable disk bridged in memory
+    /// (`ResilientSpool` says so in the log and on `health`).
     static func openSpool(_ config: GatewayConfig, logger: Logger) -> any ReadingStore {
-        do {
-            // Only ridegate reads its state (the GPS track in the spool): 0700, also for a directory made earlier.
-            _ = mkdir(config.stateDirectory, 0o700)
-            _ = chmod(config.stateDirectory, 0o700)
-            return try SQLiteSpool(path: config.stateDirectory + "/spool.sqlite",
-                                   maximumBytes: Int64(config.mqtt.spoolMaxMegabytes) * 1024 * 1024)
-        } catch {
-            logger.warning("cannot open the spool; readings are kept in memory only and lost on restart",
-                           [("error", error.description)])
-            return MemoryReadingStore()
-        }
+        // Only ridegate reads its state (the GPS track in the spool): 0700, also for a directory made earlier.
+        _ = mkdir(config.stateDirectory, 0o700)
+        _ = chmod(config.stateDirectory, 0o700)
+        return ResilientSpool(path: config.stateDirectory + "/spool.sqlite",
+                              maximumBytes: Int64(config.mqtt.spoolMaxMegabytes) * 1024 * 1024, logger: logger.labeled("spool"))
     }
 
     static func makeCore(_ config: GatewayConfig, sequences: [String: Int] = [:], version: String = "",

@@ -75,18 +75,21 @@ public actor ATTClient {
     public func request(_ pdu: ATTPDU) async throws(ATTClientError) -> ATTPDU {
         if let closed { throw closed }
         guard pending == nil else { throw .busy }
-        do {
-            try bearer.send(pdu.encoded)
-        } catch {
-            throw .link("send: \(error)")
-        }
         nextID += 1
         let id = nextID
         let timeout = transactionTimeout
         let response: ATTPDU
         do {
             response = try await withCheckedThrowingContinuation { continuation in
+                // Waiting before sending: a peer that answers at once must find the request pending.
                 pending = (id, continuation)
+                do {
+                    try bearer.send(pdu.encoded)
+                } catch {
+                    pending = nil
+                    continuation.resume(throwing: ATTClientError.link("send: \(error)"))
+                    return
+                }
                 DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [weak self] in
                     Task { await self?.expire(id) }
                 }

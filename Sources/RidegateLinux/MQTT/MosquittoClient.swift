@@ -169,6 +169,7 @@ public final class MosquittoClient: @unchecked Sendable {
                 var p = publication
                 if p.payload.hasSuffix("}") {
                     p.payload = String(p.payload.dropLast()) + ",\"spool_depth\":\(book.store.depth()),\"spool_dropped\":\(book.store.dropped)"
+                        + ",\"spool_mode\":\"\(book.store.mode)\",\"spool_recoveries\":\(book.store.recoveries)"
                         + ",\"mqtt_connects\":\(book.connects),\"replayed\":\(book.replayedCount)}"
                 }
                 book.retained[p.topic] = p
@@ -233,7 +234,14 @@ public final class MosquittoClient: @unchecked Sendable {
         guard book.replaying, book.online else { return }
         let room = replayWindow - book.inFlight.count
         guard room > 0 else { return }
-        let batch = (try? book.store.pending(after: book.replayCursor, limit: room)) ?? []
+        let batch: [SQLiteSpool.Entry]
+        do {
+            batch = try book.store.pending(after: book.replayCursor, limit: room)
+        } catch {
+            // Not "nothing pending": the backlog stays, and the next acknowledgement or connection tries again.
+            logger.error("cannot read the spool's backlog", [("error", error.description)])
+            return
+        }
         if batch.isEmpty {
             book.replaying = false
             if book.replayedCount > 0 {

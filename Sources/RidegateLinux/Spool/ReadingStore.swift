@@ -13,9 +13,16 @@ public protocol ReadingStore: AnyObject, Sendable {
     var dropped: Int64 { get }
     func sequences() -> [String: Int]
     func save(sequence value: Int, for topic: String) throws(SpoolError)
+    /// Where readings wait now: `disk`, or `memory` (no spool file, or it cannot be written).
+    var mode: String { get }
+    /// Damaged spool files moved aside during this run.
+    var recoveries: Int { get }
 }
 
-extension SQLiteSpool: ReadingStore {}
+extension SQLiteSpool: ReadingStore {
+    public var mode: String { "disk" }
+    public var recoveries: Int { 0 }
+}
 
 /// A bounded in-memory store with the same drop-oldest policy.
 public final class MemoryReadingStore: ReadingStore, @unchecked Sendable {
@@ -52,4 +59,6 @@ public final class MemoryReadingStore: ReadingStore, @unchecked Sendable {
     public func lastID() -> Int64 { entries.last?.id ?? 0 }
     public func sequences() -> [String: Int] { sequence }
     public func save(sequence value: Int, for topic: String) throws(SpoolError) { sequence[topic] = value }
+    public var mode: String { "memory" }
+    public var recoveries: Int { 0 }
 }

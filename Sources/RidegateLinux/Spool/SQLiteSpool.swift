@@ -20,12 +20,14 @@ public final class SQLiteSpool: @unchecked Sendable {
     public let path: String
     private var db: OpaquePointer?
     private var insert: OpaquePointer?
+    private var insertKeepingID: OpaquePointer?
     private var delete: OpaquePointer?
     private var saveSequence: OpaquePointer?
     public let maximumBytes: Int64
     /// Readings dropped (oldest first) because the spool was full.
     public private(set) var dropped: Int64 = 0
     private var insertsSinceSizeCheck = 0
+    private var removalsSinceLowWater = 0
 
     public init(path: String, maximumBytes: Int64 = 200 * 1024 * 1024) throws(SpoolError) {
         self.path = path
@@ -43,8 +45,9 @@ public final class SQLiteSpool: @unchecked Sendable {
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         guard sqlite3_open_v2(path, &handle, flags, nil) == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            let code = handle.map { sqlite3_errcode($0) } ?? SQLITE_NOMEM
             sqlite3_close(handle)
-            throw SpoolError(path: path, operation: "open", message: message)
+            throw SpoolError(path: path, operation: "open", message: message, code: code)
         }
         db = handle
         sqlite3_busy_timeout(handle, 2000)
@@ -56,15 +59,72 @@ public final class SQLiteSpool: @unchecked Sendable {
             CREATE TABLE IF NOT EXISTS sequence (topic TEXT PRIMARY KEY, value INTEGER NOT NULL);
             CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
             """)
+        // A damaged file must be found now, not as readings silently missing later.
+        let check = try prepare("PRAGMA quick_check")
+        defer { sqlite3_finalize(check) }
+        var problems: [String] = []
+        while sqlite3_step(check) == SQLITE_ROW { problems.append(columnText(check, 0)) }
+        guard problems == ["ok"] else {
+            throw SpoolError(path: path, operation: "integrity check",
+                             message: problems.isEmpty ? "no answer" : problems.prefix(3).joined(separator: "; "), code: SQLITE_CORRUPT)
+        }
         insert = try prepare("INSERT INTO spool (topic, payload, qos) VALUES (?1, ?2, ?3)")
+        insertKeepingID = try prepare("INSERT INTO spool (id, topic, payload, qos) VALUES (?1, ?2, ?3, ?4)")
         delete = try prepare("DELETE FROM spool WHERE id = ?1")
         saveSequence = try prepare("INSERT INTO sequence (topic, value) VALUES (?1, ?2) ON CONFLICT(topic) DO UPDATE SET value = excluded.value")
         dropped = (try? scalar("SELECT value FROM counters WHERE name = 'dropped'")) ?? 0
+        try execute("INSERT OR IGNORE INTO counters (name, value) VALUES ('low_water', \(try lowWater()))")
+    }
+
+    /// The oldest reading not yet delivered (or the next id, when none waits): below it every reading was
+    /// acknowledged. Saved every hundred deliveries, so a salvage of a damaged file knows which missing ids
+    /// were lost rather than delivered (at worst a hundred delivered ones are counted as lost, never the reverse).
+    private func lowWater() throws(SpoolError) -> Int64 {
+        try scalar("SELECT coalesce((SELECT min(id) FROM spool), \(try highestID()) + 1)")
     }
 
     deinit {
-        for statement in [insert, delete, saveSequence] { sqlite3_finalize(statement) }
+        close()
+    }
+
+    /// Closes the file (further calls fail as "closed"); what a damaged spool needs before it is moved aside.
+    public func close() {
+        for statement in [insert, insertKeepingID, delete, saveSequence] { sqlite3_finalize(statement) }
+        (insert, insertKeepingID, delete, saveSequence) = (nil, nil, nil, nil)
         sqlite3_close(db)
+        db = nil
+    }
+
+    /// Stores readings that already have ids (kept in memory while the disk could not be written, or
+    /// salvaged from a damaged file), with their sequence numbers, in one transaction.
+    public func restore(_ entries: [Entry], sequences: [String: Int], dropped lost: Int64 = 0) throws(SpoolError) {
+        guard let insertKeepingID else { throw SpoolError(path: path, operation: "restore", message: "closed") }
+        try execute("BEGIN IMMEDIATE")
+        do throws(SpoolError) {
+            for entry in entries {
+                sqlite3_reset(insertKeepingID)
+                sqlite3_bind_int64(insertKeepingID, 1, entry.id)
+                bindText(insertKeepingID, 2, entry.topic)
+                bindText(insertKeepingID, 3, entry.payload)
+                sqlite3_bind_int(insertKeepingID, 4, Int32(entry.qos))
+                guard sqlite3_step(insertKeepingID) == SQLITE_DONE else { throw error("restore") }
+            }
+            for (topic, value) in sequences where value > (self.sequences()[topic] ?? 0) { try save(sequence: value, for: topic) }
+            if lost > 0 {
+                try execute("INSERT INTO counters (name, value) VALUES ('dropped', \(dropped + lost)) ON CONFLICT(name) DO UPDATE SET value = excluded.value")
+            }
+            try execute("COMMIT")
+        } catch {
+            _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
+            throw error
+        }
+        dropped += lost
+    }
+
+    /// The highest id ever given out, including readings already delivered and deleted: the next reading's
+    /// id must be above it, or a replay cursor that passed it would skip the reading.
+    public func highestID() throws(SpoolError) -> Int64 {
+        try scalar("SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'spool'), 0), coalesce((SELECT max(id) FROM spool), 0))")
     }
 
     /// Stores a reading, and with it its `seq` when it has one; returns its id (the order of replay).
@@ -106,6 +166,11 @@ public final class SQLiteSpool: @unchecked Sendable {
         sqlite3_reset(delete)
         sqlite3_bind_int64(delete, 1, id)
         guard sqlite3_step(delete) == SQLITE_DONE else { throw error("delete") }
+        removalsSinceLowWater += 1
+        if removalsSinceLowWater >= 100 {
+            removalsSinceLowWater = 0
+            try execute("UPDATE counters SET value = \(try lowWater()) WHERE name = 'low_water'")
+        }
     }
 
     /// Readings waiting, oldest first, after `afterID`.
@@ -123,6 +188,9 @@ public final class SQLiteSpool: @unchecked Sendable {
     }
 
     public func depth() -> Int64 { (try? scalar("SELECT count(*) FROM spool")) ?? 0 }
+
+    /// Readings waiting; an error when the file cannot be read (never "empty").
+    public func checkedDepth() throws(SpoolError) -> Int64 { try scalar("SELECT count(*) FROM spool") }
 
     public func lastID() -> Int64 { (try? scalar("SELECT coalesce(max(id), 0) FROM spool")) ?? 0 }
 
@@ -171,7 +239,7 @@ public final class SQLiteSpool: @unchecked Sendable {
         guard sqlite3_exec(db, sql, nil, nil, &message) == SQLITE_OK else {
             let text = message.map { String(cString: $0) } ?? "error"
             sqlite3_free(message)
-            throw SpoolError(path: path, operation: "execute", message: text)
+            throw SpoolError(path: path, operation: "execute", message: text, code: db.map { sqlite3_errcode($0) } ?? SQLITE_MISUSE)
         }
     }
 
@@ -200,7 +268,8 @@ public final class SQLiteSpool: @unchecked Sendable {
     }
 
     private func error(_ operation: String) -> SpoolError {
-        SpoolError(path: path, operation: operation, message: db.map { String(cString: sqlite3_errmsg($0)) } ?? "closed")
+        SpoolError(path: path, operation: operation, message: db.map { String(cString: sqlite3_errmsg($0)) } ?? "closed",
+                   code: db.map { sqlite3_errcode($0) } ?? SQLITE_MISUSE)
     }
 }
 
@@ -208,5 +277,20 @@ public struct SpoolError: Error, Sendable, CustomStringConvertible {
     public var path: String
     public var operation: String
     public var message: String
+    /// SQLite's result code (primary code in the low byte), when SQLite gave one.
+    public var code: Int32
+
+    public init(path: String, operation: String, message: String, code: Int32 = 1) {
+        self.path = path
+        self.operation = operation
+        self.message = message
+        self.code = code
+    }
+
     public var description: String { "spool \(path): \(operation): \(message)" }
+
+    /// The file is damaged (not a database, or its pages are corrupt): keep it aside and start a new one.
+    public var isDamage: Bool { [SQLITE_CORRUPT, SQLITE_NOTADB].contains(code & 0xFF) }
+    /// The filesystem is full (or over quota): wait for space.
+    public var isFull: Bool { code & 0xFF == SQLITE_FULL }
 }

@@ -20,7 +20,9 @@ public enum ReadableChunks {
             let source = DispatchSource.makeReadSource(fileDescriptor: fd.rawValue, queue: queue)
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 1)
             source.setEventHandler {
-                // Drain what is there; stop at EAGAIN and wait for the next wakeup.
+                // Drain until EAGAIN or end of file. Never stop at a short read: on a packet socket (L2CAP,
+                // SEQPACKET) every read is one short packet, and a peer that sends and hangs up at once gets one
+                // wakeup for both, after which epoll forgets the descriptor: stopping early would miss the end.
                 while true {
                     do throws(Errno) {
                         let n = try fd.read(into: buffer)
@@ -30,7 +32,6 @@ public enum ReadableChunks {
                             return
                         }
                         continuation.yield(Array(buffer[0..<n]))
-                        if n < buffer.count { return }
                     } catch {
                         if error == .wouldBlock { return }
                         continuation.finish(throwing: SystemCallError("read", label, error))

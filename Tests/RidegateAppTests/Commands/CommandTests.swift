@@ -42,7 +42,7 @@ import Testing
         // `health` is retained (a subscriber arriving later gets it) and has every field docs/mqtt.md lists.
         let retainedHealth = try #require(try await MQTTSubscriber.retained(port: broker.port, topic: "ridegate/e2e/health").first)
         let health = retainedHealth.json
-        let numbers = ["uptime_s", "clock_offset_s", "strap_reconnects", "sensor_reconnects", "coalesced", "spool_depth", "spool_dropped", "mqtt_connects", "replayed"]
+        let numbers = ["uptime_s", "clock_offset_s", "strap_reconnects", "sensor_reconnects", "coalesced", "spool_depth", "spool_dropped", "spool_recoveries", "mqtt_connects", "replayed"]
         for key in numbers {
             // A JSON number (Foundation on Linux reads true/false as numbers too, so look at the text).
             let text = retainedHealth.payload
@@ -51,9 +51,10 @@ import Testing
         }
         #expect(health["clock_trusted"] as? Bool == true)
         #expect(health["gps_state"] as? String == "stopped")
+        #expect(health["spool_mode"] as? String == "disk" && health["spool_recoveries"] as? Int == 0)
         #expect(health["mqtt_connects"] as? Int == 1 && health["spool_dropped"] as? Int == 0 && health["strap_reconnects"] as? Int == 0)
         #expect((health["ts"] as? String)?.hasPrefix("2026-06-21T") == true)
-        #expect(Set(health.keys) == Set(numbers + ["ts", "clock_trusted", "gps_state"]), "undocumented or missing: \(health.keys.sorted())")
+        #expect(Set(health.keys) == Set(numbers + ["ts", "clock_trusted", "gps_state", "spool_mode"]), "undocumented or missing: \(health.keys.sorted())")
     }
 
     @Test("run --check-config: 0 for a valid file, 1 naming line and key for a bad one")

@@ -87,4 +87,24 @@ import Testing
         peer.close()
         _ = await reader.value
     }
+
+    @Test("A peer that answers and hangs up in the same instant: the answer is taken and the link's end seen (found by fuzzing: the reader used to miss the end and the session hung, connected, forever)")
+    func answerThenHangUp() async throws {
+        let (client, peer, reader) = try connect()
+        let exchange = Task { try await client.exchangeMTU() }
+        #expect(await peer.receive() != nil)
+        peer.send(ATTPDU.exchangeMTUResponse(mtu: 185).encoded)
+        peer.send(ATTPDU.notification(handle: 0x0003, value: [0x06, 72]).encoded)
+        peer.close()
+        #expect(try await exchange.value == 185)
+        // Both packets and the end, from one wakeup: run() ends instead of waiting for an event that never comes.
+        let ended = Observed<ATTClientError?>(nil)
+        Task { let reason = await reader.value; ended.update { $0 = reason } }
+        let outcome = await ended.wait(timeout: 5) { $0 != nil }
+        #expect(outcome == .disconnected)
+        guard outcome != nil else { return } // the hang this test is about; its notifications would never end either
+        var notifications = 0
+        for await _ in client.notifications { notifications += 1 }
+        #expect(notifications == 1)
+    }
 }

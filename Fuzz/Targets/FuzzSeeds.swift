@@ -1,0 +1,65 @@
+import Dispatch
+import Glibc
+import RidegateApp
+import RidegateCore
+import RidegateLinux
+
+/// Starting points for the fuzzer where the fixtures have none: real conversations, recorded.
+public enum FuzzSeeds {
+    /// The answers a simulated sensor (these services) gives the real sensor session, recorded between them
+    /// as an `att_client` script (`[length][PDU]` per answer), followed by one notification of each
+    /// measurement: the fuzzer starts from a whole, valid session and mutates it.
+    public static func attClientScript(services: [SimulatedSensorPeripheral.Service]) -> [UInt8] {
+        var clientSide: [Int32] = [-1, -1]
+        var peripheralSide: [Int32] = [-1, -1]
+        let type = Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        guard socketpair(AF_UNIX, type, 0, &clientSide) == 0, socketpair(AF_UNIX, type, 0, &peripheralSide) == 0 else { return [] }
+        let peripheral = SimulatedSensorPeripheral(descriptor: FileDescriptor(rawValue: peripheralSide[1]),
+                                                   behaviour: .init(name: "Seed", services: services, manufacturer: "ridegate", model: "seed"))
+        let bearer = ATTBearer(descriptor: FileDescriptor(rawValue: clientSide[0]), label: "seed")
+        let script = Locked<[UInt8]>([])
+        let connected = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0)
+        let (proxyClient, proxyPeripheral) = (clientSide[1], peripheralSide[0])
+        DispatchQueue.global().async {
+            forward(between: proxyClient, and: proxyPeripheral) { answer in script.withLock { $0 += [UInt8(answer.count)] + answer } }
+            finished.signal()
+        }
+        let serving = Task { await peripheral.run() }
+        let session = Task {
+            let connection = SensorConnection(sensor: SensorRef(kind: .power, id: "seed"), bearer: bearer, clock: SystemClock(),
+                                              logger: Logger(label: "seed", level: .critical, handler: SilentLogHandler()))
+            _ = await connection.run { event in if case .sensorDetails = event { connected.signal() } }
+        }
+        _ = connected.wait(timeout: .now() + 10)
+        peripheral.notify(.heartRateMeasurement, [0x06, 72])
+        peripheral.notify(.cscMeasurement, [0x03, 0x03, 0, 0, 0, 0x66, 0x06, 0x01, 0x00, 0xAB, 0x02])
+        peripheral.notify(.cyclingPowerMeasurement, [0x20, 0x00, 0xC8, 0x00, 0x03, 0x00, 0x00, 0x04])
+        usleep(100_000)
+        peripheral.disconnect()
+        _ = finished.wait(timeout: .now() + 10)
+        session.cancel()
+        serving.cancel()
+        return script.withLock { $0 }
+    }
+
+    /// Copies PDUs both ways until either side hangs up; `answered` sees each one from the peripheral.
+    private static func forward(between client: Int32, and peripheral: Int32, answered: ([UInt8]) -> Void) {
+        var buffer = [UInt8](repeating: 0, count: 600)
+        var fds = [pollfd(fd: client, events: Int16(POLLIN), revents: 0), pollfd(fd: peripheral, events: Int16(POLLIN), revents: 0)]
+        defer {
+            _ = shutdown(client, Int32(SHUT_RDWR))
+            close(client)
+            close(peripheral)
+        }
+        while poll(&fds, 2, 5000) > 0 {
+            for (index, entry) in fds.enumerated() where entry.revents != 0 {
+                let n = recv(entry.fd, &buffer, buffer.count, 0)
+                guard n > 0 else { return }
+                let pdu = Array(buffer[0..<n])
+                if index == 1 { answered(pdu) }
+                _ = pdu.withUnsafeBytes { send(fds[1 - index].fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            }
+        }
+    }
+}

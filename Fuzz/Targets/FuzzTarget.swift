@@ -1,0 +1,89 @@
+import RidegateApp
+import RidegateCore
+import RidegateLinux
+
+/// Every parser that takes bytes from outside, as a function of those bytes: what libFuzzer drives
+/// (`scripts/fuzz`) and what the regression tests replay. A target must never trap, whatever the bytes; where
+/// a decoder has an encoder, decoding what it encodes must give the same value back (a broken round trip is
+/// reported as a crash too).
+public enum FuzzTarget: String, CaseIterable, Sendable {
+    /// NMEA lines through framing, the sentence decoders and the fix assembler.
+    case nmea
+    /// Heart Rate Measurement (0x2A37).
+    case heartRate = "heart_rate"
+    /// CSC Measurement (0x2A5B).
+    case csc
+    /// Cycling Power Measurement (0x2A63).
+    case power
+    /// One ATT PDU.
+    case attPDU = "att_pdu"
+    /// The whole sensor session (MTU, discovery, subscription, reads, notifications) against a peer whose
+    /// every answer is fuzzed.
+    case attClient = "att_client"
+    /// Management-interface events.
+    case management
+    /// Advertising and scan-response data.
+    case advertising
+    /// The config file: size, NUL and depth checks, TOML, validation.
+    case config
+
+    public func run(_ data: [UInt8]) {
+        switch self {
+        case .nmea: Self.nmea(data)
+        case .heartRate: Self.heartRate(data)
+        case .csc: Self.csc(data)
+        case .power: Self.power(data)
+        case .attPDU: Self.attPDU(data)
+        case .attClient: FuzzedATTPeer.session(script: data)
+        case .management: Self.management(data)
+        case .advertising: _ = AdvertisingData(parsing: data).sensorKinds
+        case .config: Self.config(data)
+        }
+    }
+
+    static func nmea(_ data: [UInt8]) {
+        var splitter = LineSplitter()
+        var assembler = FixAssembler()
+        let decoder = NMEADecoder()
+        splitter.append(data) { line in
+            if case .decoded(let sentence) = decoder.decode(line: line) { _ = assembler.consume(sentence) }
+        }
+        _ = assembler.flush()
+    }
+
+    static func heartRate(_ data: [UInt8]) {
+        guard let m = try? HeartRateMeasurement(decoding: data) else { return }
+        roundTrip(m, (try? HeartRateMeasurement(decoding: m.encoded)), "0x2A37", data)
+    }
+
+    static func csc(_ data: [UInt8]) {
+        guard let m = try? CyclingSpeedCadenceMeasurement(decoding: data) else { return }
+        roundTrip(m, (try? CyclingSpeedCadenceMeasurement(decoding: m.encoded)), "0x2A5B", data)
+    }
+
+    static func power(_ data: [UInt8]) {
+        guard let m = try? CyclingPowerMeasurement(decoding: data) else { return }
+        roundTrip(m, (try? CyclingPowerMeasurement(decoding: m.encoded)), "0x2A63", data)
+    }
+
+    static func attPDU(_ data: [UInt8]) {
+        guard let pdu = try? ATTPDU(decoding: data) else { return }
+        roundTrip(pdu, (try? ATTPDU(decoding: pdu.encoded)), "ATT PDU", data)
+    }
+
+    static func management(_ data: [UInt8]) {
+        var index: UInt16 = 0
+        _ = ManagementEvent(packet: data, index: &index)
+    }
+
+    static func config(_ data: [UInt8]) {
+        guard let text = try? ConfigText.check(data, file: "fuzz.toml") else { return }
+        _ = try? TOMLConfigLoader.parse(text, file: "fuzz.toml")
+    }
+
+    private static func roundTrip<T: Equatable>(_ value: T, _ again: T?, _ what: String, _ input: [UInt8]) {
+        guard again == value else {
+            fatalError("\(what) round trip broke for \(input.map { String($0, radix: 16) }): \(value) became \(String(describing: again))")
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import CSQLite
+import Glibc
+import RidegateCore
+
+/// What can still be read from a damaged spool, read-only: its readings in id order (hopping over unreadable
+/// pages where the tree still leads past them), its sequence numbers (from its table, or else from the
+/// readings' own `"seq"`), and its count of dropped readings.
+public struct SpoolSalvage: Sendable {
+    public var entries: [SQLiteSpool.Entry] = []
+    public var sequences: [String: Int] = [:]
+    public var dropped: Int64 = 0
+    /// The highest id the file had given out, when its sqlite_sequence row could be read.
+    public var highestID: Int64 = 0
+    /// The oldest undelivered id the file last recorded (`SQLiteSpool`'s low-water mark), when readable.
+    public var lowWater: Int64?
+    /// Readings lost: ids from the low-water mark (or the first salvaged reading) to the highest given out that
+    /// could not be read. Delivered readings were deleted and are not counted; between two low-water saves a
+    /// few delivered ones may be counted as lost (an overcount, never an undercount).
+    public var unreadable: Int64 {
+        guard let first = lowWater ?? entries.first?.id else { return 0 }
+        let last = max(highestID, entries.last?.id ?? 0)
+        let salvaged = Int64(entries.lazy.filter { $0.id >= first }.count)
+        return max(0, last - first + 1 - salvaged)
+    }
+
+    public static func read(path: String) -> SpoolSalvage {
+        var salvage = SpoolSalvage()
+        var handle: OpaquePointer?
+        guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READONLY, nil) == SQLITE_OK, let db = handle else {
+            sqlite3_close(handle)
+            return salvage
+        }
+        defer { sqlite3_close(db) }
+        salvage.highestID = scalar(db, "SELECT seq FROM sqlite_sequence WHERE name = 'spool'") ?? 0
+        salvage.dropped = scalar(db, "SELECT value FROM counters WHERE name = 'dropped'") ?? 0
+        salvage.lowWater = scalar(db, "SELECT value FROM counters WHERE name = 'low_water'")
+        salvage.entries = readings(db, upTo: salvage.highestID)
+        rows(db, "SELECT topic, value FROM sequence") { statement in
+            salvage.sequences[text(statement, 0)] = Int(sqlite3_column_int64(statement, 1))
+        }
+        // The readings carry their own seq: they cover for a sequence table that could not be read.
+        for entry in salvage.entries {
+            if let seq = sequenceNumber(in: entry.payload), seq > (salvage.sequences[entry.topic] ?? 0) { salvage.sequences[entry.topic] = seq }
+        }
+        return salvage
+    }
+
+    /// Readings in id order; after an unreadable page, the search starts again further on (1, 2, 4… ids
+    /// past the last one read), so one bad leaf does not cost every reading after it.
+    private static func readings(_ db: OpaquePointer, upTo highest: Int64) -> [SQLiteSpool.Entry] {
+        var entries: [SQLiteSpool.Entry] = []
+        var after: Int64 = 0
+        var skip: Int64 = 0
+        for _ in 0..<64 {
+            var statement: OpaquePointer?
+            guard sqlite3_prepare_v2(db, "SELECT id, topic, payload, qos FROM spool WHERE id > ?1 ORDER BY id", -1, &statement, nil) == SQLITE_OK,
+                  let statement else { return entries }
+            sqlite3_bind_int64(statement, 1, after &+ skip)
+            var result = sqlite3_step(statement)
+            var progressed = false
+            while result == SQLITE_ROW {
+                let entry = SQLiteSpool.Entry(id: sqlite3_column_int64(statement, 0), topic: text(statement, 1),
+                                              payload: text(statement, 2), qos: Int(sqlite3_column_int(statement, 3)))
+                if entry.id > after {
+                    entries.append(entry)
+                    after = entry.id
+                    progressed = true
+                }
+                result = sqlite3_step(statement)
+            }
+            sqlite3_finalize(statement)
+            if result == SQLITE_DONE { return entries }
+            skip = progressed ? 1 : max(1, skip &* 2)
+            if highest > 0, after &+ skip > highest { return entries }
+        }
+        return entries
+    }
+
+    static func sequenceNumber(in payload: String) -> Int? {
+        guard let range = payload.utf8.firstRange(of: Array("\"seq\":".utf8)) else { return nil }
+        let digits = payload.utf8[range.upperBound...].prefix { $0 >= 0x30 && $0 <= 0x39 }
+        return digits.count > 0 && digits.count < 19 ? Int(String(decoding: digits, as: UTF8.self)) : nil
+    }
+
+    private static func scalar(_ db: OpaquePointer, _ sql: String) -> Int64? {
+        var value: Int64?
+        rows(db, sql) { value = sqlite3_column_int64($0, 0) }
+        return value
+    }
+
+    private static func rows(_ db: OpaquePointer, _ sql: String, _ each: (OpaquePointer) -> Void) {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else { return }
+        defer { sqlite3_finalize(statement) }
+        while sqlite3_step(statement) == SQLITE_ROW { each(statement) }
+    }
+
+    private static func text(_ statement: OpaquePointer, _ column: Int32) -> String {
+        guard let text = sqlite3_column_text(statement, column) else { return "" }
+        return String(cString: text)
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import RidegateApp
+import RidegateCore
+import RidegateFuzzTargets
+import RidegateTestSupport
+import Testing
+
+/// The fuzz targets in the ordinary suite: every input that once crashed one (Fuzz/regressions/<target>/),
+/// a recorded sensor session through the fuzzed-peer ATT target, and hostile inputs written by hand. A
+/// crash here is the test process dying, which fails the run.
+@Suite struct FuzzRegressionTests {
+    /// Runs on a thread of its own: the ATT target waits for its session with a semaphore, which must not
+    /// block the few threads Swift concurrency runs the session on (libFuzzer calls it from the main thread).
+    /// A run that has not ended after `timeout` seconds is a hang: recorded as a failure (its thread is left behind).
+    func offPool(timeout: Double = 60, _ body: @escaping @Sendable () -> Void) async {
+        let finished = Observed<Bool>(false)
+        Thread {
+            body()
+            finished.update { $0 = true }
+        }.start()
+        let ended = await finished.wait(timeout: TestTime.seconds(timeout)) { $0 }
+        #expect(ended, "a fuzz target did not finish within \(timeout) s: a hang")
+    }
+
+    @Test("Every kept regression input runs through its target without a crash")
+    func keptRegressions() async throws {
+        let root = RidegateAppTestsPaths.repository + "/Fuzz/regressions"
+        var ran = 0
+        for target in FuzzTarget.allCases {
+            let folder = root + "/" + target.rawValue
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+                let data = try #require(FileManager.default.contents(atPath: folder + "/" + name))
+                await offPool { target.run(Array(data)) }
+                ran += 1
+            }
+        }
+        #expect(ran >= 0) // the folders fill as the fuzzer finds things; docs/testing.md lists them
+    }
+
+    @Test("A recorded power-meter session replays through the fuzzed-peer target; cut short at every record, it still ends")
+    func attClientScript() async {
+        let recorded = Observed<[UInt8]>([])
+        await offPool { recorded.update { $0 = FuzzSeeds.attClientScript(services: [.cyclingPower, .cyclingSpeedCadence]) } }
+        let script = recorded.current
+        #expect(script.count > 100, "the recording is a whole session: \(script.count) bytes")
+        await offPool {
+            FuzzTarget.attClient.run(script)
+            // Every prefix ends the session (the peer hangs up): no hang, no trap, whatever was answered so far.
+            var offset = 0
+            while offset < script.count {
+                FuzzTarget.attClient.run(Array(script.prefix(offset)))
+                offset += 1 + Int(script[offset])
+            }
+        }
+    }
+
+    @Test("Hand-written hostile inputs for every target")
+    func hostileInputs() async {
+        let inputs: [FuzzTarget: [[UInt8]]] = [
+            .nmea: [Array("$GPRMC,,,,,,,,,,,*00\r\n$GPGGA,999999.99,9999.9999,N,99999.9999,E,9,99,99.9,-99999.9,M,,,,*00\n".utf8),
+                    Array(repeating: 0x24, count: 5000), Array("$GPGSV,9,9,99,".utf8) + Array(repeating: 0x2C, count: 300)],
+            .heartRate: [[], [0x01], [0x1F, 0xFF, 0xFF, 0xFF, 0xFF], [0x10] + Array(repeating: 0xFF, count: 600)],
+            .csc: [[0x03], [0xFF] + Array(repeating: 0xFF, count: 20)],
+            .power: [[0xFF, 0xFF], [0xFF, 0xFF] + Array(repeating: 0x80, count: 40)],
+            .attPDU: [[], [0x11, 0x00], [0x11, 0x06, 0, 0], [0x09, 0xFF], [0x05, 0x02] + Array(repeating: 0, count: 17)],
+            .attClient: [[1, 0x11], [3, 0x03, 0x00, 0x00, 6, 0x11, 0x06, 0x00, 0x00, 0xFF, 0xFF], Array(repeating: 0xFF, count: 300)],
+            .management: [[], [0x12, 0x00, 0x00, 0x00, 0xFF, 0xFF], [0x12, 0x00, 0x00, 0x00, 0x0E, 0x00] + Array(repeating: 0xFF, count: 14)],
+            .advertising: [[0xFF], [0x02, 0x01], [0x11, 0x07] + Array(repeating: 0, count: 10), [0x00, 0x05, 0x09]],
+            .config: [Array("[a.b.c]\nx = [[[[[[1]]]]]]\n".utf8), Array("a = \"\\u0000\"\n".utf8), [0xFF, 0xFE, 0x00], Array("[[sensor]]\n[[sensor]]\nkind = 1\n".utf8)],
+        ]
+        #expect(Set(inputs.keys) == Set(FuzzTarget.allCases))
+        await offPool { for (target, cases) in inputs { for input in cases { target.run(input) } } }
+    }
+}

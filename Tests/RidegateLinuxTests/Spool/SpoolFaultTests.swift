@@ -1,0 +1,118 @@
+import Foundation
+import Glibc
+import RidegateCore
+import RidegateLinux
+import RidegateTestSupport
+import Testing
+
+/// A corrupt spool and a full disk, made for real: bytes overwritten in the file, a tmpfs filled to the last
+/// byte. Both end with nothing lost silently: every reading is pending, in order, or counted as dropped.
+@Suite(.serialized) struct SpoolFaultTests {
+    func directory() -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rg-fault-\(UUID().uuidString)").path
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    func payload(_ seq: Int) -> String { #"{"ts":"2026-06-21T16:00:00.000Z","seq":\#(seq),"bpm":\#(100 + seq % 60),"pad":""# + String(repeating: "x", count: 150) + #""}"# }
+
+    /// Writes `count` readings (seq 1…count) and closes the file, its WAL checkpointed into it.
+    func writeSpool(_ file: String, count: Int) throws {
+        let spool = try SQLiteSpool(path: file)
+        for seq in 1...count { try spool.append(topic: "heart_rate", payload: payload(seq), qos: 1, sequence: seq) }
+        spool.close()
+        #expect(!FileManager.default.fileExists(atPath: file + "-wal") || (try? FileManager.default.attributesOfItem(atPath: file + "-wal")[.size] as? Int) == 0)
+    }
+
+    func overwrite(_ file: String, at offset: Int, count: Int, with byte: UInt8) throws {
+        let handle = try #require(FileHandle(forUpdatingAtPath: file))
+        try handle.seek(toOffset: UInt64(offset))
+        handle.write(Data(repeating: byte, count: count))
+        try handle.close()
+    }
+
+    @Test("Corrupt pages: the file is kept aside, readable readings salvaged with their ids, the rest counted, seq kept, said loudly")
+    func corruptPages() throws {
+        let dir = directory()
+        let file = dir + "/spool.sqlite"
+        try writeSpool(file, count: 300)
+        // Pages 10 to 12 of 4096 bytes: leaves of the spool table, in the middle of the readings (the first
+        // pages hold the schema and the small tables).
+        try overwrite(file, at: 9 * 4096, count: 3 * 4096, with: 0x5A)
+        let log = CapturingLogHandler()
+        let spool = ResilientSpool(path: file, maximumBytes: 200 * 1024 * 1024, logger: log.logger())
+        #expect(spool.recoveries == 1)
+        #expect(FileManager.default.fileExists(atPath: dir + "/spool.sqlite.damaged-1"))
+        #expect(log.lines.contains { $0.contains("the spool was damaged") && $0.contains("spool.salvaged=") }, "\(log.lines)")
+        let pending = try spool.pending(after: 0, limit: 1000)
+        #expect(pending.count > 100 && pending.count < 300, "salvaged \(pending.count)")
+        // Every salvaged reading is the one written with that id, in order; nothing invented.
+        #expect(pending.allSatisfy { $0.payload == payload(Int($0.id)) })
+        #expect(zip(pending, pending.dropFirst()).allSatisfy { $0.id < $1.id })
+        // Nothing lost silently: what could not be read is counted.
+        #expect(Int64(pending.count) + spool.dropped == 300, "salvaged \(pending.count) (\(pending.first?.id ?? 0)…\(pending.last?.id ?? 0)), dropped \(spool.dropped)")
+        // seq keeps counting where it was, and new readings come after every old id.
+        #expect(spool.sequences()["heart_rate"] == 300)
+        #expect(try spool.append(topic: "heart_rate", payload: payload(301), qos: 1, sequence: 301) > 300)
+        #expect(spool.mode == "disk")
+    }
+
+    @Test("A destroyed header: kept aside, a new spool, and seq carried over from what remains readable (nothing here)")
+    func destroyedHeader() throws {
+        let dir = directory()
+        let file = dir + "/spool.sqlite"
+        try writeSpool(file, count: 20)
+        try overwrite(file, at: 0, count: 100, with: 0x00)
+        let log = CapturingLogHandler()
+        let spool = ResilientSpool(path: file, maximumBytes: 200 * 1024 * 1024, logger: log.logger())
+        #expect(spool.recoveries == 1 && spool.mode == "disk")
+        #expect(log.lines.contains { $0.contains("the spool was damaged") && $0.contains("seq restarts at 1") })
+        #expect(try spool.pending(after: 0, limit: 100).isEmpty)
+        #expect(try spool.append(topic: "gps", payload: "{}", qos: 1, sequence: 1) >= 1)
+    }
+
+    @Test("A full disk: readings wait in memory (the newest, the rest counted), one line each way, back to disk in order when space returns")
+    func diskFull() throws {
+        let mountPoint = directory()
+        guard mount("tmpfs", mountPoint, "tmpfs", 0, "size=320k") == 0 else {
+            // Only root can mount; CI runs as root. Say so rather than pass quietly.
+            Issue.record("cannot mount a tmpfs (\(String(cString: strerror(errno)))): run the suite as root to test a full disk")
+            return
+        }
+        defer { umount2(mountPoint, Int32(MNT_DETACH)) }
+        let clock = Observed<Double>(0)
+        let log = CapturingLogHandler()
+        let spool = ResilientSpool(path: mountPoint + "/spool.sqlite", maximumBytes: 200 * 1024 * 1024, memoryLimit: 100,
+                                   retryInterval: 5, logger: log.logger(), now: { clock.current })
+        // Fill the filesystem to the last byte.
+        let filler = mountPoint + "/filler"
+        let fd = open(filler, O_WRONLY | O_CREAT, 0o600)
+        let block = [UInt8](repeating: 1, count: 4096)
+        while block.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) > 0 {}
+        close(fd)
+        var ids: [Int64] = []
+        for seq in 1...400 { ids.append(try spool.append(topic: "heart_rate", payload: payload(seq), qos: 1, sequence: seq)) }
+        #expect(spool.mode == "memory")
+        #expect(log.lines.filter { $0.contains("the spool cannot be written") }.count == 1)
+        #expect(log.lines.contains { $0.contains("the disk is full") })
+        #expect(zip(ids, ids.dropFirst()).allSatisfy { $0 < $1 }) // one id sequence across disk and memory
+        // Space returns; the next reading after the retry interval moves the waiting ones to disk.
+        unlink(filler)
+        clock.update { $0 = 10 }
+        ids.append(try spool.append(topic: "heart_rate", payload: payload(401), qos: 1, sequence: 401))
+        #expect(spool.mode == "disk")
+        #expect(log.lines.filter { $0.contains("the spool can be written again") }.count == 1)
+        let pending = try spool.pending(after: 0, limit: 1000)
+        // Every reading is pending or counted, and what is pending is in order, the newest kept.
+        #expect(Int64(pending.count) + spool.dropped == 401, "pending \(pending.count), dropped \(spool.dropped)")
+        #expect(spool.dropped > 0)
+        #expect(zip(pending, pending.dropFirst()).allSatisfy { $0.id < $1.id })
+        #expect(pending.last?.payload == payload(401))
+        #expect(spool.sequences()["heart_rate"] == 401)
+        // And it survived on disk: reopened, the same.
+        let reopened = try SQLiteSpool(path: mountPoint + "/spool.sqlite")
+        #expect(try reopened.pending(after: 0, limit: 1000).map(\.id) == pending.map(\.id))
+        #expect(reopened.dropped == spool.dropped)
+        reopened.close()
+    }
+}
