@@ -162,9 +162,10 @@ public struct Doctor: Sendable {
             let client = try MosquittoClient(settings: settings, topicPrefix: "\(config.mqtt.prefix)/\(id)", logger: logger.labeled("mqtt"))
             try client.start()
             let connected = await client.waitUntilConnected(timeout: 5)
+            let reason = client.lastFailure
             await client.shutdown(timeout: 0.5)
             return connected ? DoctorCheck("MQTT broker", .pass, "connected to \(target)")
-                : DoctorCheck("MQTT broker", .fail, "no connection to \(target) within 5 s",
+                : DoctorCheck("MQTT broker", .fail, "no connection to \(target) within 5 s" + (reason.map { ": \($0)" } ?? ""),
                               fix: "check mqtt.host/port, the network, and (with TLS or a password) the broker's log for why it refused")
         } catch {
             return DoctorCheck("MQTT broker", .fail, error.description)

@@ -29,6 +29,10 @@ public final class MosquittoClient: @unchecked Sendable {
     /// Where the first, blocking connection attempts run, off every other thread.
     private let connecting = DispatchQueue(label: "ridegate.mqtt.connect")
     private let offlineAcknowledgement = Locked<CheckedContinuation<Bool, Never>?>(nil)
+    /// libmosquitto's last error line (OpenSSL's reasons arrive only there), for the next failure report.
+    private let transportError = Locked<String?>(nil)
+    /// The last failure said, how many attempts failed since, and when it was last logged.
+    private let failures = Locked<(reason: String?, attempts: Int, loggedAt: Double)>((nil, 0, 0))
 
     /// Spool bookkeeping, confined to `queue`.
     private final class Bookkeeping: @unchecked Sendable {
@@ -89,6 +93,10 @@ public final class MosquittoClient: @unchecked Sendable {
         }
         mosquitto_max_inflight_messages_set(mosq, UInt32(replayWindow + 20))
         mosquitto_reconnect_delay_set(mosq, UInt32(settings.reconnectMinSeconds), UInt32(settings.reconnectMaxSeconds), true)
+        mosquitto_log_callback_set(mosq) { _, context, level, text in
+            guard let context, let text, level & Int32(MOSQ_LOG_ERR) != 0 else { return }
+            Unmanaged<MosquittoClient>.fromOpaque(context).takeUnretainedValue().didLogError(String(cString: text))
+        }
         mosquitto_connect_callback_set(mosq) { _, context, rc in
             guard let context else { return }
             Unmanaged<MosquittoClient>.fromOpaque(context).takeUnretainedValue().didConnect(rc)
@@ -138,11 +146,7 @@ public final class MosquittoClient: @unchecked Sendable {
                 self.loopStarted.withLock { $0 = loop == MOSQ_ERR_SUCCESS.rawValue }
                 return
             }
-            if attempt == 0 {
-                self.logger.warning("broker not reachable yet; will keep retrying", [
-                    ("mqtt.broker", "\(self.settings.host):\(self.settings.port)"), ("mqtt.reason", Self.describe(rc)),
-                ])
-            }
+            self.reportFailure(self.failureReason(rc))
             var later = backoff
             let delay = later.delay()
             let next = later
@@ -304,10 +308,13 @@ public final class MosquittoClient: @unchecked Sendable {
 
     private func didConnect(_ rc: Int32) {
         guard rc == 0 else {
-            logger.error("broker refused the connection", [("mqtt.reason", String(cString: mosquitto_connack_string(rc)))])
+            let reason = String(cString: mosquitto_connack_string(rc))
+            reportFailure(rc == 4 || rc == 5 ? "the broker refused the credentials (\(reason)): check mqtt.username and mqtt.password_file" : "the broker refused the connection: \(reason)")
             return
         }
         connected.withLock { $0 = true }
+        failures.withLock { $0 = (nil, 0, 0) }
+        transportError.withLock { $0 = nil }
         let online = Array("online".utf8)
         mosquitto_publish(handle, nil, settings.statusTopic, Int32(online.count), online, 1, true)
         if let ha = settings.homeAssistantStatusTopic { mosquitto_subscribe(handle, nil, ha, 1) }
@@ -338,10 +345,18 @@ public final class MosquittoClient: @unchecked Sendable {
     }
 
     private func didDisconnect(_ rc: Int32) {
-        connected.withLock { $0 = false }
+        let wasConnected = connected.withLock { was in
+            defer { was = false }
+            return was
+        }
         queue.async { [self] in book.online = false }
         if rc != 0 {
-            logger.warning("lost the broker; storing readings and reconnecting with backoff", [("mqtt.reason", Self.describe(rc))])
+            if wasConnected {
+                logger.warning("lost the broker; storing readings and reconnecting with backoff", [("mqtt.reason", failureReason(rc))])
+            } else {
+                // A connection that never came up (a TLS handshake refused after the TCP connect): an attempt failed.
+                reportFailure(failureReason(rc))
+            }
         }
         resumeOffline(false)
     }
@@ -361,6 +376,55 @@ public final class MosquittoClient: @unchecked Sendable {
             }
             continueReplay()
         }
+    }
+
+    /// libmosquitto's error lines: kept for the next failure report, and, while not connected, a failed
+    /// attempt of their own (a TLS handshake refused in the network thread calls no other callback).
+    private func didLogError(_ text: String) {
+        transportError.withLock { $0 = text }
+        guard !isConnected, text.contains("SSL") || text.contains("TLS") else { return }
+        reportFailure(failureReason(MOSQ_ERR_TLS.rawValue))
+    }
+
+    /// Why the last connection attempt failed, in words (nil while connected or before any attempt).
+    public var lastFailure: String? { failures.withLock { $0.reason } }
+
+    /// Says why attempts fail: at once when the reason changes, then once a minute with the count, so a
+    /// broker that stays away does not fill the journal.
+    private func reportFailure(_ reason: String) {
+        let now = SystemClock.monotonicSeconds()
+        let (say, attempts) = failures.withLock { f -> (Bool, Int) in
+            f.attempts += 1
+            let say = f.reason != reason || now - f.loggedAt >= 60
+            if say {
+                f.reason = reason
+                f.loggedAt = now
+            }
+            return (say, f.attempts)
+        }
+        guard say else { return }
+        logger.warning("cannot connect to the broker; retrying with backoff", [
+            ("mqtt.broker", "\(settings.host):\(settings.port)"), ("mqtt.reason", reason), ("mqtt.attempts", String(attempts)),
+        ])
+    }
+
+    /// The result code in words, with what OpenSSL said when TLS failed.
+    func failureReason(_ rc: Int32) -> String {
+        // The last error line stays until a connection succeeds: libmosquitto may report the failed result
+        // before or after the line that explains it, and both must give the same reason.
+        let detail = transportError.withLock { $0 }
+        let tlsFailure = rc == MOSQ_ERR_TLS.rawValue || rc == MOSQ_ERR_CONN_LOST.rawValue
+        if let detail, tlsFailure, detail.contains("certificate verify failed") {
+            return "TLS: the broker's certificate was not accepted: not signed by mqtt.ca_file (\(settings.tls?.caFile ?? "?")), expired, "
+                + "or not issued for the name \(settings.host) (mqtt.host must be a name or address the certificate lists)"
+        }
+        if let detail, tlsFailure, detail.contains("SSL") || detail.contains("TLS") {
+            return "TLS: \(detail)"
+        }
+        if rc == MOSQ_ERR_ERRNO.rawValue, errno == ECONNREFUSED {
+            return "connection refused: nothing listens on \(settings.host):\(settings.port) (is mosquitto running? mqtt.port?)"
+        }
+        return Self.describe(rc)
     }
 
     static func describe(_ rc: Int32) -> String {

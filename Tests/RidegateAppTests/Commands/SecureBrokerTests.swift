@@ -97,7 +97,7 @@ import Testing
             // The test's own subscriber trusts the real CA and skips the name check, so it sees whatever arrives.
             let sub = try MQTTSubscriber(port: broker.port, topic: "#", extraArguments: ["--cafile", "\(dir)/ca.crt", "--insecure"], host: "localhost")
             let config = "\(dir)/\(c.name).toml"
-            try "[mqtt]\nca_file = \"\(dir)/\(c.trust)\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+            try "[mqtt]\nca_file = \"\(dir)/\(c.trust)\"\nhost = \"localhost\"\nport = \(broker.port)\n".write(toFile: config, atomically: true, encoding: .utf8)
             let demo = try ChildProcess(RidegateAppTestsPaths.executable,
                                         ["demo", "--config", config, "--broker", "localhost:\(broker.port)", "--speed", "20", "--device-id", c.name],
                                         captureOutput: true)
@@ -106,6 +106,14 @@ import Testing
             #expect(!got.contains { $0.topic.hasPrefix("ridegate/") }, "\(c.name): \(got.prefix(3))")
             // ...and it was the handshake that failed: ridegate did try, and refused the broker's certificate.
             #expect(broker.logText.contains("OpenSSL Error"), "\(c.name): no failed handshake in the broker's log: \(broker.logText.suffix(400))")
+            // ridegate says why, once (not once per attempt), and doctor says the same.
+            let refusals = demo.lines.filter { $0.contains("the broker's certificate was not accepted") }
+            #expect(refusals.count == 1, "\(c.name): \(refusals)")
+            let doctor = try ChildProcess(RidegateAppTestsPaths.executable, ["doctor", "--config", config], captureOutput: true)
+            _ = await doctor.waitForExit(timeout: TestTime.seconds(20))
+            let said = await doctor.waitForAllOutput(timeout: 5)
+            #expect(said.contains { $0.contains("MQTT broker") && $0.contains("certificate was not accepted") },
+                    "\(c.name): doctor said \(said)")
             demo.signal(SIGTERM)
             #expect(await demo.waitForExit(timeout: TestTime.seconds(5)).flatMap(ChildProcess.exitCode) == 0)
             sub.stop()
