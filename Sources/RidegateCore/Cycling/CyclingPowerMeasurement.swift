@@ -91,12 +91,53 @@ public struct CyclingPowerMeasurement: Sendable, Equatable {
     /// Bytes each optional field takes, by its flag bit (bits 1, 3 and 12 only qualify other fields).
     static let fieldSizes: [(bit: Int, size: Int)] = [(0, 1), (2, 2), (4, 6), (5, 4), (6, 4), (7, 4), (8, 3), (9, 2), (10, 2), (11, 2)]
 
-    /// The value a power meter would send with power, wheel and crank data (the demo's simulated meter).
+    /// The value as a power meter sends it, every present field with its flag (the demo's simulated meter;
+    /// decoding it gives this value back, which the fuzzer checks).
     public var encoded: [UInt8] {
-        let flags: UInt16 = (wheel != nil ? 0x0010 : 0) | (crank != nil ? 0x0020 : 0)
-        var bytes = ByteWriter.u16(flags) + ByteWriter.i16(Int16(clamping: powerWatts))
-        if let wheel { bytes += ByteWriter.u32(wheel.revolutions) + ByteWriter.u16(wheel.eventTime) }
-        if let crank { bytes += ByteWriter.u16(UInt16(truncatingIfNeeded: crank.revolutions)) + ByteWriter.u16(crank.eventTime) }
-        return bytes
+        var flags: UInt16 = 0
+        var fields: [UInt8] = []
+        if let balance = pedalPowerBalancePercent {
+            flags |= 0x0001 | (pedalPowerBalanceReference == .left ? 0x0002 : 0)
+            fields.append(UInt8(clamping: Int((balance * 2).rounded())))
+        }
+        if let torque = accumulatedTorqueNewtonMetres {
+            flags |= 0x0004 | (accumulatedTorqueSource == .crank ? 0x0008 : 0)
+            fields += ByteWriter.u16(UInt16(clamping: Int((torque * 32).rounded())))
+        }
+        if let wheel {
+            flags |= 0x0010
+            fields += ByteWriter.u32(wheel.revolutions) + ByteWriter.u16(wheel.eventTime)
+        }
+        if let crank {
+            flags |= 0x0020
+            fields += ByteWriter.u16(UInt16(truncatingIfNeeded: crank.revolutions)) + ByteWriter.u16(crank.eventTime)
+        }
+        if let maximum = maximumForceNewtons, let minimum = minimumForceNewtons {
+            flags |= 0x0040
+            fields += ByteWriter.i16(Int16(clamping: maximum)) + ByteWriter.i16(Int16(clamping: minimum))
+        }
+        if let maximum = maximumTorqueNewtonMetres, let minimum = minimumTorqueNewtonMetres {
+            flags |= 0x0080
+            fields += ByteWriter.i16(Int16(clamping: Int((maximum * 32).rounded()))) + ByteWriter.i16(Int16(clamping: Int((minimum * 32).rounded())))
+        }
+        if let maximum = maximumAngleDegrees, let minimum = minimumAngleDegrees {
+            flags |= 0x0100
+            let angles = UInt32(clamping: maximum) & 0xFFF | (UInt32(clamping: minimum) & 0xFFF) << 12
+            fields += [UInt8(angles & 0xFF), UInt8((angles >> 8) & 0xFF), UInt8(angles >> 16)]
+        }
+        if let top = topDeadSpotDegrees {
+            flags |= 0x0200
+            fields += ByteWriter.u16(UInt16(clamping: top))
+        }
+        if let bottom = bottomDeadSpotDegrees {
+            flags |= 0x0400
+            fields += ByteWriter.u16(UInt16(clamping: bottom))
+        }
+        if let energy = accumulatedEnergyKilojoules {
+            flags |= 0x0800
+            fields += ByteWriter.u16(UInt16(clamping: energy))
+        }
+        if offsetCompensation { flags |= 0x1000 }
+        return ByteWriter.u16(flags) + ByteWriter.i16(Int16(clamping: powerWatts)) + fields
     }
 }

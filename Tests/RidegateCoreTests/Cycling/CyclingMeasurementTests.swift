@@ -40,6 +40,16 @@ import Testing
         }
     }
 
+    @Test("Every valid vector encodes back to itself: what the simulated sensors send is what a real one would (the fuzzer found the power encoder dropping the pedal balance)", arguments: vectors)
+    func roundTrip(_ v: Vector) throws {
+        let bytes = [UInt8](hex: v.hex) ?? []
+        if v.kind == "csc", let m = try? CyclingSpeedCadenceMeasurement(decoding: bytes) {
+            #expect(try CyclingSpeedCadenceMeasurement(decoding: m.encoded) == m, "\(v.id)")
+        } else if v.kind != "csc", let m = try? CyclingPowerMeasurement(decoding: bytes) {
+            #expect(try CyclingPowerMeasurement(decoding: m.encoded) == m, "\(v.id)")
+        }
+    }
+
     @Test("The vector corpus is complete (29 values, both kinds)")
     func corpusComplete() {
         #expect(Self.vectors.count == 29)
