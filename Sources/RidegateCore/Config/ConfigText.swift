@@ -1,7 +1,8 @@
 /// What a config file's bytes must be before a TOML parser sees them: small (a ridegate config is a few
 /// kilobytes; /dev/zero given as the config must not grow to gigabytes), free of NUL bytes (a binary file,
 /// or a copy cut short: a parser may stop at the NUL and call the rest valid), and not nested deeper than
-/// any real config (a 10,000-level `[a.a.a…]` header crashed the parser's recursion).
+/// any real config (a 10,000-level `[a.a.a…]` header crashed the parser's recursion), and with a name in every
+/// table header (`[` alone on a line aborted the parser (toml++): found by `scripts/fuzz config`).
 public enum ConfigText {
     public static let maximumBytes = 1 << 20
     /// ridegate's own config nests three levels at most; TOML written by people rarely passes ten.
@@ -21,7 +22,21 @@ public enum ConfigText {
         var depth = 0
         var lineStart = true
         var header: (dots: Int, open: Bool) = (0, false)
+        var awaitingName = false
+        var previous: UInt8 = 0
+        var headerBrackets = 0
         for (byte, line) in structure(of: bytes) {
+            defer { previous = byte }
+            // `[[name]]`: the second bracket right after the first; a third, or one after a space, is no name.
+            let secondBracket = awaitingName && byte == UInt8(ascii: "[") && previous == UInt8(ascii: "[") && headerBrackets == 1
+            if secondBracket { headerBrackets = 2 }
+            if awaitingName, byte != UInt8(ascii: " "), byte != UInt8(ascii: "\t"), !secondBracket {
+                awaitingName = false
+                guard Self.isBareKey(byte) || byte == Self.stringMarker else {
+                    throw ConfigError(file: file, line: line, key: "",
+                                      problem: "a table header without a name: write it as [section] or [[section]], e.g. [mqtt] or [[sensor]]")
+                }
+            }
             switch byte {
             case UInt8(ascii: "\n"):
                 lineStart = true
@@ -29,6 +44,8 @@ public enum ConfigText {
                 continue
             case UInt8(ascii: "[") where lineStart && depth == 0:
                 header = (0, true) // a table header: its depth is its dotted parts
+                awaitingName = true
+                headerBrackets = 1
             case UInt8(ascii: "["), UInt8(ascii: "{"):
                 if !header.open { depth += 1 }
             case UInt8(ascii: "]"), UInt8(ascii: "}"):
@@ -47,8 +64,16 @@ public enum ConfigText {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// The bytes that give a TOML document its shape, with their line: strings (basic, literal, and both
-    /// multi-line forms) and comments left out, line ends kept.
+    /// Stands for a whole string (basic, literal, multi-line) in `structure(of:)`.
+    static let stringMarker = UInt8(ascii: "\"")
+
+    static func isBareKey(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+    }
+
+    /// The bytes that give a TOML document its shape, with their line: each string (basic, literal, and both
+    /// multi-line forms) as one `stringMarker`, comments left out, line ends kept.
     static func structure(of bytes: [UInt8]) -> [(byte: UInt8, line: Int)] {
         var out: [(UInt8, Int)] = []
         var line = 1
@@ -57,6 +82,7 @@ public enum ConfigText {
         while i < bytes.count {
             let b = bytes[i]
             if b == UInt8(ascii: "\"") || b == UInt8(ascii: "'") {
+                out.append((stringMarker, line))
                 let triple = at(i + 1) == b && at(i + 2) == b
                 let basic = b == UInt8(ascii: "\"")
                 i += triple ? 3 : 1
