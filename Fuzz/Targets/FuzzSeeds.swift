@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Glibc
 import RidegateApp
 import RidegateCore
@@ -21,10 +22,12 @@ public enum FuzzSeeds {
         let connected = DispatchSemaphore(value: 0)
         let finished = DispatchSemaphore(value: 0)
         let (proxyClient, proxyPeripheral) = (clientSide[1], peripheralSide[0])
-        DispatchQueue.global().async {
+        // A thread of its own: blocking in poll(2) on one of Dispatch's few shared threads starves the
+        // session's tasks (Swift concurrency runs on them too).
+        Thread {
             forward(between: proxyClient, and: proxyPeripheral) { answer in script.withLock { $0 += [UInt8(answer.count)] + answer } }
             finished.signal()
-        }
+        }.start()
         let serving = Task { await peripheral.run() }
         let session = Task {
             let connection = SensorConnection(sensor: SensorRef(kind: .power, id: "seed"), bearer: bearer, clock: SystemClock(),

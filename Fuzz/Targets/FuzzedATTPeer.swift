@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Glibc
 import RidegateApp
 import RidegateCore
@@ -13,11 +14,13 @@ enum FuzzedATTPeer {
         guard let link = try? ATTBearer.pair(label: "fuzz") else { return }
         let done = DispatchSemaphore(value: 0)
         let peer = link.peripheral.rawValue
-        DispatchQueue.global().async {
+        // A thread of its own: blocking in poll(2) on one of Dispatch's few shared threads starves the
+        // session's tasks (Swift concurrency runs on them too).
+        Thread {
             play(script, on: peer)
             _ = shutdown(peer, Int32(SHUT_RDWR))
             done.signal()
-        }
+        }.start()
         let session = Task {
             let connection = SensorConnection(sensor: SensorRef(kind: .power, id: "fuzz"), bearer: link.client, clock: SystemClock(),
                                               logger: Logger(label: "fuzz", level: .critical, handler: SilentLogHandler()),

@@ -141,3 +141,24 @@ import Testing
         #expect(fresh.rideSummary(ts: start).payload.contains(#""wheel_mm_estimate":null"#))
     }
 }
+
+/// What a device says it measures, from its feature characteristics: what Home Assistant gets entities for.
+@Suite struct SensorMeasureTests {
+    @Test("CSC Feature: wheel bit → wheel speed, crank bit → cadence; too short → both, and the readings decide")
+    func cscFeature() {
+        #expect(SensorMeasure.fromCSCFeature([0x01, 0x00]) == [.wheelSpeed])
+        #expect(SensorMeasure.fromCSCFeature([0x02, 0x00]) == [.cadence])
+        #expect(SensorMeasure.fromCSCFeature([0x07, 0x00]) == [.wheelSpeed, .cadence])
+        #expect(SensorMeasure.fromCSCFeature([0x00, 0x00]) == [])
+        #expect(SensorMeasure.fromCSCFeature([0x01]) == [.wheelSpeed, .cadence])
+    }
+
+    @Test("Cycling Power Feature: power always; bit 2 wheel speed, bit 3 cadence")
+    func powerFeature() {
+        #expect(SensorMeasure.fromCyclingPowerFeature([0x00, 0, 0, 0]) == [.power])
+        #expect(SensorMeasure.fromCyclingPowerFeature([0x08, 0, 0, 0]) == [.power, .cadence])
+        #expect(SensorMeasure.fromCyclingPowerFeature([0x04, 0, 0, 0]) == [.power, .wheelSpeed])
+        #expect(SensorMeasure.fromCyclingPowerFeature([0x0C]) == [.power])
+        #expect(SensorMeasure.sensorLocationName(5) == "left_crank" && SensorMeasure.sensorLocationName(200) == "unknown")
+    }
+}
