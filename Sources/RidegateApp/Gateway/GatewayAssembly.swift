@@ -45,7 +45,7 @@ public enum GatewayAssembly {
         if let interval = notifier.watchdogInterval { sources.append(WatchdogSource(interval: interval, clock: clock)) }
         // systemd hears "stopping" first and the rest of the orderly stop after it.
         let sinks = [ServiceManagerSink(notifier: notifier)]
-            + (try makeSinks(config: config, deviceID: deviceID(config), store: readings, logger: logger)) + [store]
+            + (try makeSinks(config: config, deviceID: deviceID(config), store: readings, logger: logger)) + [store] + rideLog(config, logger: logger)
         return Gateway(sources: sources, sinks: sinks, core: makeCore(config, sequences: readings.sequences(), version: version), clock: clock,
                        logger: logger.labeled("gateway"))
     }
@@ -95,6 +95,7 @@ public enum GatewayAssembly {
         if config.zones.ftp == nil { config.zones.ftp = Int(EffortModel().thresholdWatts) }
         let readings = openSpool(config, logger: logger)
         let sinks = try makeSinks(config: config, deviceID: deviceID(config), store: readings, logger: logger) + [store]
+            + rideLog(config, logger: logger)
         let core = makeCore(config, sequences: readings.sequences(), version: version, removeDiscoveryAtStop: true)
         return Gateway(sources: sources, sinks: sinks, core: core, clock: clock,
                        logger: logger.labeled("gateway"), stopWhenSourcesEnd: true, companions: [{
@@ -130,6 +131,20 @@ public enum GatewayAssembly {
         guard gethostname(&name, name.count) == 0 else { return "ridegate" }
         return DeviceID.from(hostname: String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
+
+    /// The ride log in the state directory (`rides.sqlite`); none, with an error, when it cannot be opened.
+    static func rideLog(_ config: GatewayConfig, logger: Logger) -> [any EffectSink] {
+        do {
+            let store = try SQLiteRideStore(path: rideLogPath(config.stateDirectory), newRideAfter: config.ride.newRideAfterMinutes * 60,
+                                            movingSpeed: config.ride.autoPauseSpeed)
+            return [RideLogSink(store: store, logger: logger.labeled("rides"))]
+        } catch {
+            logger.error("cannot open the ride log; this ride is not recorded (readings still go to MQTT)", [("error", error.description)])
+            return []
+        }
+    }
+
+    public static func rideLogPath(_ stateDirectory: String) -> String { stateDirectory + "/rides.sqlite" }
 
     /// The spool in the state directory: damaged files salvaged, a full or unwritable disk bridged in memory
     /// (`ResilientSpool` says so in the log and on `health`).

@@ -132,6 +132,9 @@ public struct GatewayConfig: Sendable, Equatable {
     public struct Ride: Sendable, Equatable {
         public var autoPauseSpeed = 1.0
         public var summaryIntervalSeconds = 10.0
+        /// A fix this long after the ride log's last point starts a new ride; sooner (a restart, a stop at a
+        /// café) continues it.
+        public var newRideAfterMinutes = 30.0
     }
 
     public var deviceID: String?
@@ -337,6 +340,7 @@ public struct GatewayConfig: Sendable, Equatable {
         var r = try top.subtable("ride")
         ride.autoPauseSpeed = try r.number("auto_pause_speed_mps", default: ride.autoPauseSpeed, range: 0...10)
         ride.summaryIntervalSeconds = try r.number("summary_interval_s", default: ride.summaryIntervalSeconds, range: 1...3600)
+        ride.newRideAfterMinutes = try r.number("new_ride_after_min", default: ride.newRideAfterMinutes, range: 1...1440)
         try r.finish()
 
         var s = try top.subtable("sun")

@@ -69,6 +69,11 @@ public struct GatewayCore: Sendable {
     /// What each sensor was announced to Home Assistant with (announced again when it measures more).
     private var announcedSensors: [SensorRef: Set<SensorMeasure>] = [:]
     private var wheel: WheelDistance
+    /// The newest sensor values and when they came (monotonic seconds), for the ride log's points.
+    private var latest = (heartRate: (value: 0, at: -Double.infinity), power: (value: 0, at: -Double.infinity),
+                          cadence: (value: 0.0, at: -Double.infinity))
+    /// A value older than this is not put on a point.
+    static let freshFor = 5.0
     private var startedAt: Double?
     private var lastHealth: Double?
     /// Monotonic seconds between `health` messages.
@@ -108,6 +113,7 @@ public struct GatewayCore: Sendable {
             contact = measurement.sensorContact
             var shownZone: Int?
             if measurement.sensorContact != .notDetected, measurement.beatsPerMinute > 0 {
+                latest.heartRate = (measurement.beatsPerMinute, at.monotonicSeconds)
                 shownZone = zone.update(value: measurement.beatsPerMinute, at: ts)
             }
             guard admit("heart_rate", at: ts, interval: settings.heartRateMinimumInterval) else { break }
@@ -127,6 +133,8 @@ public struct GatewayCore: Sendable {
             let averages = (state.power.average(over: 3, at: now), state.power.average(over: 10, at: now))
             cyclingSensors[sensor.id] = state
             ridePower.add(watts: m.powerWatts, cadenceRPM: step.cadence, at: now, time: ts)
+            latest.power = (m.powerWatts, now)
+            if let cadence = step.cadence { latest.cadence = (cadence, now) }
             // The zone follows the 3 s average: single readings swing by a hundred watts with every pedal stroke.
             var shownZone: Int?
             if powerZone != nil { shownZone = powerZone?.update(value: Int((averages.0 ?? Double(m.powerWatts)).rounded()), at: ts) }
@@ -142,6 +150,7 @@ public struct GatewayCore: Sendable {
             var state = cyclingSensors[sensor.id] ?? CyclingSensorState()
             let step = state.update(wheel: m.wheel, crank: m.crank, at: at.monotonicSeconds, circumferenceMillimetres: sensor.wheelMillimetres)
             cyclingSensors[sensor.id] = state
+            if let cadence = step.cadence { latest.cadence = (cadence, at.monotonicSeconds) }
             countWheel(sensor, step, at: at.monotonicSeconds)
             let topic = "\(sensor.topic)/speed_cadence"
             let seq = nextSequence(topic)
@@ -174,6 +183,9 @@ public struct GatewayCore: Sendable {
             let ts = fix.time ?? time.utc(for: at)
             ride.add(fix)
             wheel.add(fix, at: at.monotonicSeconds)
+            if fix.hasPosition, let time = fix.time, let lat = fix.latitude, let lon = fix.longitude {
+                effects.append(.recordPoint(ridePoint(time: time, latitude: lat, longitude: lon, fix: fix, now: at.monotonicSeconds)))
+            }
             if admit("gps", at: ts, interval: settings.gpsMinimumInterval) {
                 let seq = nextSequence("gps")
                 effects.append(.publish(Publication(topic: "gps", payload: Payloads.gps(fix, ride: ride.summary, ts: ts, seq: seq), sequence: seq)))
@@ -205,6 +217,13 @@ public struct GatewayCore: Sendable {
         }
         if let signal = newLEDSignal() { effects.append(.showOnLED(signal)) }
         return effects
+    }
+
+    private func ridePoint(time: Timestamp, latitude: Double, longitude: Double, fix: GPSFix, now: Double) -> RidePoint {
+        func fresh(_ at: Double) -> Bool { now - at <= Self.freshFor }
+        return RidePoint(time: time, latitude: latitude, longitude: longitude, altitude: fix.altitudeMSL, speed: fix.speedMetersPerSecond,
+                         distance: ride.summary.distanceMeters, heartRate: fresh(latest.heartRate.at) ? latest.heartRate.value : nil,
+                         cadence: fresh(latest.cadence.at) ? latest.cadence.value : nil, power: fresh(latest.power.at) ? latest.power.value : nil)
     }
 
     /// `health` once a minute, carried by whatever event comes next (no timer of its own).

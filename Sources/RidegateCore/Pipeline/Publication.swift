@@ -29,4 +29,6 @@ public enum Effect: Sendable, Equatable {
     case serviceReady
     /// Tell the service manager's watchdog the pipeline is alive (sd_notify WATCHDOG=1).
     case serviceAlive
+    /// Keep this point in the ride log (every fix with a position).
+    case recordPoint(RidePoint)
 }

@@ -1,0 +1,172 @@
+import ArgumentParser
+import Glibc
+import RidegateApp
+import RidegateCore
+import RidegateLinux
+
+/// `ridegate rides`: the rides the gateway recorded, and the files a rider uploads.
+struct RidesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rides",
+        abstract: "List, export and delete the rides in the ride log (state_directory/rides.sqlite).",
+        subcommands: [List.self, Export.self, Delete.self])
+
+    /// Where the ride log is: `--state-directory`, else the config's `state_directory`.
+    struct Location: ParsableArguments {
+        @Option(name: .long, help: ArgumentHelp("The state directory holding rides.sqlite (e.g. the demo's).", valueName: "path"))
+        var stateDirectory: String?
+
+        @Option(name: .long, help: ArgumentHelp("Read state_directory from this configuration file.", valueName: "path"))
+        var config: String = "/etc/ridegate/ridegate.toml"
+
+        func open() throws -> SQLiteRideStore {
+            var directory = stateDirectory
+            if directory == nil {
+                do {
+                    directory = try TOMLConfigLoader.load(path: config).stateDirectory
+                } catch {
+                    writeError("\(error.description) (or pass --state-directory)")
+                    throw ExitCode(ExitStatus.config)
+                }
+            }
+            let path = GatewayAssembly.rideLogPath(directory ?? "")
+            guard access(path, R_OK) == 0 else {
+                writeError("no ride log at \(path): nothing was recorded there yet (or pass another --state-directory)")
+                throw ExitCode(ExitStatus.unavailable)
+            }
+            do {
+                return try SQLiteRideStore(path: path)
+            } catch {
+                writeError("cannot open the ride log: \(error)")
+                throw ExitCode(ExitStatus.unavailable)
+            }
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the recorded rides, oldest first.")
+
+        @OptionGroup var location: Location
+
+        @Flag(help: "Print one JSON array: id, start, end (ISO 8601 UTC), distance_m, moving_time_s, elapsed_time_s, points, exported.")
+        var json = false
+
+        func run() throws {
+            let rides: [SQLiteRideStore.Ride]
+            do {
+                rides = try location.open().rides()
+            } catch let error as SpoolError {
+                writeError("cannot read the ride log: \(error)")
+                throw ExitCode(ExitStatus.unavailable)
+            }
+            if json {
+                let objects = rides.map { ride -> String in
+                    var w = JSONObjectWriter(capacity: 256)
+                    w.add("id", Int(ride.id))
+                    w.add("start", ride.start.iso8601)
+                    w.add("end", ride.end.iso8601)
+                    w.add("distance_m", ride.distanceMeters, decimals: 1)
+                    w.add("moving_time_s", ride.movingSeconds, decimals: 0)
+                    w.add("elapsed_time_s", ride.elapsedSeconds, decimals: 0)
+                    w.add("points", ride.points)
+                    w.add("exported", json: "[" + ride.exported.map { "\"\($0)\"" }.joined(separator: ",") + "]")
+                    return w.finish()
+                }
+                print("[" + objects.joined(separator: ",\n") + "]")
+                return
+            }
+            guard !rides.isEmpty else {
+                print("no rides recorded yet")
+                return
+            }
+            print("id  start                     distance   moving    elapsed   points  exported")
+            for ride in rides {
+                let id = String(ride.id).padding(toLength: 3, withPad: " ", startingAt: 0)
+                let distance = (String(Int(ride.distanceMeters / 100) / 10) + "." + String(Int(ride.distanceMeters / 100) % 10) + " km")
+                    .padding(toLength: 10, withPad: " ", startingAt: 0)
+                print("\(id) \(ride.start.iso8601)  \(distance) \(Self.duration(ride.movingSeconds))  \(Self.duration(ride.elapsedSeconds))  "
+                      + String(ride.points).padding(toLength: 7, withPad: " ", startingAt: 0) + " " + (ride.exported.isEmpty ? "-" : ride.exported.joined(separator: ",")))
+            }
+        }
+
+        static func duration(_ seconds: Double) -> String {
+            let s = max(0, Int(seconds))
+            let text = "\(s / 3600):" + String(format2(s / 60 % 60)) + ":" + String(format2(s % 60))
+            return text.padding(toLength: 8, withPad: " ", startingAt: 0)
+        }
+
+        static func format2(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+    }
+
+    struct Export: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write a ride as a file to upload (GPX 1.1 with heart rate, cadence and power).",
+            discussion: "ID is a ride's id from `ridegate rides list`, or `latest`. Without --output the file goes to standard output.")
+
+        @Argument(help: "The ride: its id, or latest.")
+        var ride: String
+
+        @Option(help: "The file format: gpx.")
+        var format: String = "gpx"
+
+        @Option(name: .shortAndLong, help: ArgumentHelp("Write here instead of standard output.", valueName: "file"))
+        var output: String?
+
+        @OptionGroup var location: Location
+
+        func validate() throws {
+            guard format == "gpx" else { throw ValidationError("--format \(format) is not supported yet; use gpx (TCX and FIT come next)") }
+        }
+
+        func run() throws {
+            let store = try location.open()
+            do {
+                let rides = try store.rides()
+                let chosen = ride == "latest" ? rides.last : rides.first { String($0.id) == ride }
+                guard let chosen else {
+                    writeError(rides.isEmpty ? "no rides recorded yet" : "no ride \(ride); `ridegate rides list` shows the ids")
+                    throw ExitCode(ExitStatus.dataError)
+                }
+                let text = GPXDocument.write(try store.points(ride: chosen.id), name: "Ride \(chosen.start.iso8601.prefix(16))",
+                                             creator: "ridegate \(RidegateVersion.current)")
+                if let output {
+                    do {
+                        try TextFile.replace(output, with: text, mode: 0o644)
+                    } catch {
+                        writeError("cannot write \(output): \(error)")
+                        throw ExitCode(ExitStatus.unavailable)
+                    }
+                } else {
+                    print(text, terminator: "")
+                }
+                try store.markExported(ride: chosen.id, format: format)
+            } catch let error as SpoolError {
+                writeError("cannot read the ride log: \(error)")
+                throw ExitCode(ExitStatus.unavailable)
+            }
+        }
+    }
+
+    struct Delete: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Delete a ride and its points from the ride log.")
+
+        @Argument(help: "The ride's id (from `ridegate rides list`).")
+        var ride: Int64
+
+        @OptionGroup var location: Location
+
+        func run() throws {
+            let store = try location.open()
+            do {
+                guard try store.rides().contains(where: { $0.id == ride }) else {
+                    writeError("no ride \(ride); `ridegate rides list` shows the ids")
+                    throw ExitCode(ExitStatus.dataError)
+                }
+                try store.delete(ride: ride)
+            } catch let error as SpoolError {
+                writeError("cannot change the ride log: \(error)")
+                throw ExitCode(ExitStatus.unavailable)
+            }
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import RidegateTestSupport
+import Testing
+
+/// The ride log through the built binary: the demo records its ride like the daemon, `rides list` shows it,
+/// and the GPX it exports is read back by an independent reader (gpxpy, Debian's python3-gpxpy).
+@Suite struct RideFilesTests {
+    static let python = "/usr/bin/python3" // Debian's, with python3-gpxpy (scripts/lib.sh installs it)
+
+    func run(_ arguments: [String]) async throws -> (status: Int32?, output: [String]) {
+        let process = try ChildProcess(RidegateAppTestsPaths.executable, arguments, captureOutput: true)
+        let status = await process.waitForExit(timeout: TestTime.seconds(30)).flatMap(ChildProcess.exitCode)
+        return (status, await process.waitForAllOutput(timeout: 5))
+    }
+
+    @Test("The demo's ride is in the ride log; its GPX reads back in gpxpy with the same distance (±2 %), heart rate, cadence and power")
+    func demoRideToGPX() async throws {
+        let broker = try MosquittoBroker()
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("rg-ride-\(UUID().uuidString)").path
+        let demo = try ChildProcess(RidegateAppTestsPaths.executable,
+                                    ["demo", "--broker", "127.0.0.1:\(broker.port)", "--speed", "60", "--state-directory", state], captureOutput: true)
+        try await TestTime.pause(12) // about 12 minutes of the ride
+        demo.signal(SIGTERM)
+        #expect(await demo.waitForExit(timeout: TestTime.seconds(10)).flatMap(ChildProcess.exitCode) == 0)
+
+        let (listed, lines) = try await run(["rides", "list", "--state-directory", state, "--json"])
+        #expect(listed == 0)
+        let rides = try #require(try JSONSerialization.jsonObject(with: Data(lines.joined(separator: "\n").utf8)) as? [[String: Any]])
+        #expect(rides.count == 1)
+        let ride = try #require(rides.first)
+        for key in ["id", "start", "end", "distance_m", "moving_time_s", "elapsed_time_s", "points", "exported"] {
+            #expect(ride[key] != nil, "rides list --json lacks \(key)")
+        }
+        #expect((ride["start"] as? String)?.hasPrefix("2026-06-21T16:00:00") == true)
+        let distance = try #require(ride["distance_m"] as? Double)
+        let points = try #require(ride["points"] as? Int)
+        #expect(distance > 1000 && points > 300, "\(ride)")
+        #expect((ride["exported"] as? [String]) == [])
+
+        let gpx = state + "/ride.gpx"
+        let (exported, _) = try await run(["rides", "export", "latest", "--format", "gpx", "--output", gpx, "--state-directory", state])
+        #expect(exported == 0)
+        let reader = try ChildProcess(Self.python, ["-c", """
+            import sys, gpxpy
+            g = gpxpy.parse(open(sys.argv[1]))
+            pts = [p for t in g.tracks for s in t.segments for p in s.points]
+            ext = lambda p, name: any(name in e.tag for e in p.extensions for e in e.iter())
+            print(len(pts), round(g.length_2d(), 1), sum(ext(p, 'hr') for p in pts), sum(ext(p, 'cad') for p in pts),
+                  sum(ext(p, 'PowerInWatts') for p in pts), g.tracks[0].type)
+            """, gpx], captureOutput: true)
+        #expect(await reader.waitForExit(timeout: TestTime.seconds(30)).flatMap(ChildProcess.exitCode) == 0)
+        let fields = (await reader.waitForAllOutput(timeout: 5)).last?.split(separator: " ").map(String.init) ?? []
+        try #require(fields.count == 6, "gpxpy said \(reader.lines)")
+        #expect(Int(fields[0]) == points)
+        let length = try #require(Double(fields[1]))
+        #expect(abs(length - distance) / distance < 0.02, "gpxpy \(length) m, rides list \(distance) m")
+        // The strap and the power meter connect a moment after the first fixes: nearly every point has them.
+        #expect(Double(Int(fields[2]) ?? 0) > Double(points) * 0.95, "hr on \(fields[2]) of \(points)")
+        #expect(Double(Int(fields[3]) ?? 0) > Double(points) * 0.9, "cadence on \(fields[3]) of \(points)")
+        #expect(Double(Int(fields[4]) ?? 0) > Double(points) * 0.95, "power on \(fields[4]) of \(points)")
+        #expect(fields[5] == "cycling")
+        let (_, again) = try await run(["rides", "list", "--state-directory", state, "--json"])
+        #expect(again.joined().contains(#""exported":["gpx"]"#))
+
+        // Mistakes say what to do, with sysexits codes.
+        let (unknown, said) = try await run(["rides", "export", "99", "--state-directory", state])
+        #expect(unknown == 65 && said.contains { $0.contains("no ride 99") })
+        let (nothing, _) = try await run(["rides", "list", "--state-directory", state + "-missing"])
+        #expect(nothing == 69)
+    }
+}
