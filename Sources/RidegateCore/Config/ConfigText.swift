@@ -2,7 +2,9 @@
 /// kilobytes; /dev/zero given as the config must not grow to gigabytes), free of NUL bytes (a binary file,
 /// or a copy cut short: a parser may stop at the NUL and call the rest valid), and not nested deeper than
 /// any real config (a 10,000-level `[a.a.a…]` header crashed the parser's recursion), and with a name in every
-/// table header (`[` alone on a line aborted the parser (toml++): found by `scripts/fuzz config`).
+/// table header (`[` alone on a line aborted the parser (toml++): found by `scripts/fuzz config`), and without
+/// date or time values: no ridegate setting takes one, and toml++ aborted on malformed ones (`1987-07-05 0`,
+/// found by the same fuzzer), so they never reach it.
 public enum ConfigText {
     public static let maximumBytes = 1 << 20
     /// ridegate's own config nests three levels at most; TOML written by people rarely passes ten.
@@ -25,7 +27,14 @@ public enum ConfigText {
         var awaitingName = false
         var previous: UInt8 = 0
         var headerBrackets = 0
+        var recent: [UInt8] = [] // the last bytes of structure, to see a date's `dddd-dd-dd`
         for (byte, line) in structure(of: bytes) {
+            recent.append(byte)
+            if recent.count > 10 { recent.removeFirst() }
+            if byte == UInt8(ascii: ":") || Self.endsLikeDate(recent) {
+                throw ConfigError(file: file, line: line, key: "",
+                                  problem: "a date or time value: no ridegate setting takes one (quote it if it is text: \"…\")")
+            }
             defer { previous = byte }
             // `[[name]]`: the second bracket right after the first; a third, or one after a space, is no name.
             let secondBracket = awaitingName && byte == UInt8(ascii: "[") && previous == UInt8(ascii: "[") && headerBrackets == 1
@@ -62,6 +71,15 @@ public enum ConfigText {
             }
         }
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `dddd-dd-dd` at the end of `bytes` (outside strings: a TOML local date).
+    static func endsLikeDate(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count >= 10 else { return false }
+        let tail = bytes.suffix(10)
+        return tail.enumerated().allSatisfy { index, b in
+            index == 4 || index == 7 ? b == UInt8(ascii: "-") : (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b)
+        }
     }
 
     /// Stands for a whole string (basic, literal, multi-line) in `structure(of:)`.
