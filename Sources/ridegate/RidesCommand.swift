@@ -100,13 +100,13 @@ struct RidesCommand: ParsableCommand {
 
     struct Export: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Write a ride as a file to upload (GPX 1.1 with heart rate, cadence and power).",
+            abstract: "Write a ride as a file to upload: GPX 1.1 or TCX, with heart rate, cadence and power.",
             discussion: "ID is a ride's id from `ridegate rides list`, or `latest`. Without --output the file goes to standard output.")
 
         @Argument(help: "The ride: its id, or latest.")
         var ride: String
 
-        @Option(help: "The file format: gpx.")
+        @Option(help: "The file format: gpx or tcx.")
         var format: String = "gpx"
 
         @Option(name: .shortAndLong, help: ArgumentHelp("Write here instead of standard output.", valueName: "file"))
@@ -115,7 +115,7 @@ struct RidesCommand: ParsableCommand {
         @OptionGroup var location: Location
 
         func validate() throws {
-            guard format == "gpx" else { throw ValidationError("--format \(format) is not supported yet; use gpx (TCX and FIT come next)") }
+            guard ["gpx", "tcx"].contains(format) else { throw ValidationError("--format \(format) is not supported yet; use gpx or tcx (FIT comes next)") }
         }
 
         func run() throws {
@@ -127,8 +127,10 @@ struct RidesCommand: ParsableCommand {
                     writeError(rides.isEmpty ? "no rides recorded yet" : "no ride \(ride); `ridegate rides list` shows the ids")
                     throw ExitCode(ExitStatus.dataError)
                 }
-                let text = GPXDocument.write(try store.points(ride: chosen.id), name: "Ride \(chosen.start.iso8601.prefix(16))",
-                                             creator: "ridegate \(RidegateVersion.current)")
+                let points = try store.points(ride: chosen.id)
+                let creator = "ridegate \(RidegateVersion.current)"
+                let text = format == "tcx" ? TCXDocument.write(points, creator: creator)
+                    : GPXDocument.write(points, name: "Ride \(chosen.start.iso8601.prefix(16))", creator: creator)
                 if let output {
                     do {
                         try TextFile.replace(output, with: text, mode: 0o644)

@@ -13,7 +13,7 @@ import Testing
         return (status, await process.waitForAllOutput(timeout: 5))
     }
 
-    @Test("The demo's ride is in the ride log; its GPX reads back in gpxpy with the same distance (±2 %), heart rate, cadence and power")
+    @Test("The demo's ride is in the ride log; its GPX reads back in gpxpy with the same distance (±2 %), heart rate, cadence and power; GPX and TCX read back in gpsbabel")
     func demoRideToGPX() async throws {
         let broker = try MosquittoBroker()
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("rg-ride-\(UUID().uuidString)").path
@@ -59,8 +59,28 @@ import Testing
         #expect(Double(Int(fields[3]) ?? 0) > Double(points) * 0.9, "cadence on \(fields[3]) of \(points)")
         #expect(Double(Int(fields[4]) ?? 0) > Double(points) * 0.95, "power on \(fields[4]) of \(points)")
         #expect(fields[5] == "cycling")
+        // TCX, and both files through gpsbabel, a second reader: every point, heart rate on them, power in TCX.
+        let tcx = state + "/ride.tcx"
+        let (tcxExported, _) = try await run(["rides", "export", "latest", "--format", "tcx", "--output", tcx, "--state-directory", state])
+        #expect(tcxExported == 0)
+        for (format, file) in [("gtrnctr", tcx), ("gpx", gpx)] {
+            let babel = try ChildProcess(try Executables.find("gpsbabel", hint: "apt-get install gpsbabel").path,
+                                         ["-t", "-i", format, "-f", file, "-o", "unicsv", "-F", "-"], captureOutput: true)
+            #expect(await babel.waitForExit(timeout: TestTime.seconds(30)).flatMap(ChildProcess.exitCode) == 0)
+            let rows = await babel.waitForAllOutput(timeout: 5)
+            let header = rows.first?.split(separator: ",").map(String.init) ?? []
+            let hr = try #require(header.firstIndex(of: "Heartrate"), "\(format): \(header)")
+            let data = rows.dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+            #expect(data.count == points, "\(format): \(data.count) points read, \(points) recorded")
+            #expect(Double(data.filter { Int($0[hr]) ?? 0 > 0 }.count) > Double(points) * 0.95, "\(format): heart rate missing")
+            if format == "gtrnctr", let power = header.firstIndex(of: "Power") {
+                #expect(Double(data.filter { Double($0[power]) ?? 0 > 0 }.count) > Double(points) * 0.5, "tcx: power missing")
+            } else if format == "gtrnctr" {
+                Issue.record("gpsbabel read no Power column from the TCX: \(header)")
+            }
+        }
         let (_, again) = try await run(["rides", "list", "--state-directory", state, "--json"])
-        #expect(again.joined().contains(#""exported":["gpx"]"#))
+        #expect(again.joined().contains(#""exported":["gpx","tcx"]"#))
 
         // Mistakes say what to do, with sysexits codes.
         let (unknown, said) = try await run(["rides", "export", "99", "--state-directory", state])
