@@ -18,7 +18,7 @@ ensure_apt_packages() {
 # The packages ridegate builds against, on Debian 12 and Raspberry Pi OS trixie alike.
 RIDEGATE_BUILD_PACKAGES=(pkg-config libbluetooth-dev libgpiod-dev libmosquitto-dev libsqlite3-dev)
 # What the tests and the demo start for real, and the independent readers the tests check ride files with.
-RIDEGATE_RUNTIME_PACKAGES=(mosquitto mosquitto-clients openssl python3-gpxpy gpsbabel)
+RIDEGATE_RUNTIME_PACKAGES=(mosquitto mosquitto-clients openssl python3-gpxpy gpsbabel python3-venv)
 
 # Swift: this machine's toolchain if present, else apt's swiftlang (Raspberry Pi OS trixie, Debian 13).
 ensure_swift() {
@@ -35,4 +35,15 @@ debian_mirror() {
           | head -n1 | grep -oE '[a-z]+://[^[:space:]]+')
     [ -n "$uri" ] || { echo "error: no Debian mirror found in /etc/apt; set RIDEGATE_DEBIAN_MIRROR" >&2; return 1; }
     echo "$uri"
+}
+
+# Garmin's own FIT decoder (PyPI, pinned) in a virtualenv of its own: the tests read exported FIT files back
+# with it. Outside the repository, so a fresh clone and the Pi chroot each make theirs once.
+RIDEGATE_FIT_SDK=${RIDEGATE_FIT_SDK:-/opt/ridegate-test/fit-sdk}
+ensure_fit_sdk() {
+    "$RIDEGATE_FIT_SDK/bin/python" -c "import garmin_fit_sdk" 2>/dev/null && return 0
+    echo "==> installing garmin-fit-sdk into $RIDEGATE_FIT_SDK" >&2
+    local sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo python3 -m venv "$RIDEGATE_FIT_SDK" && $sudo "$RIDEGATE_FIT_SDK/bin/pip" install -q "garmin-fit-sdk==21.218.0" >&2
 }

@@ -100,13 +100,13 @@ struct RidesCommand: ParsableCommand {
 
     struct Export: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Write a ride as a file to upload: GPX 1.1 or TCX, with heart rate, cadence and power.",
+            abstract: "Write a ride as a file to upload: GPX 1.1, TCX or FIT, with heart rate, cadence and power.",
             discussion: "ID is a ride's id from `ridegate rides list`, or `latest`. Without --output the file goes to standard output.")
 
         @Argument(help: "The ride: its id, or latest.")
         var ride: String
 
-        @Option(help: "The file format: gpx or tcx.")
+        @Option(help: "The file format: gpx, tcx or fit.")
         var format: String = "gpx"
 
         @Option(name: .shortAndLong, help: ArgumentHelp("Write here instead of standard output.", valueName: "file"))
@@ -115,7 +115,7 @@ struct RidesCommand: ParsableCommand {
         @OptionGroup var location: Location
 
         func validate() throws {
-            guard ["gpx", "tcx"].contains(format) else { throw ValidationError("--format \(format) is not supported yet; use gpx or tcx (FIT comes next)") }
+            guard ["gpx", "tcx", "fit"].contains(format) else { throw ValidationError("--format \(format) is not one of gpx, tcx, fit") }
         }
 
         func run() throws {
@@ -129,17 +129,20 @@ struct RidesCommand: ParsableCommand {
                 }
                 let points = try store.points(ride: chosen.id)
                 let creator = "ridegate \(RidegateVersion.current)"
-                let text = format == "tcx" ? TCXDocument.write(points, creator: creator)
-                    : GPXDocument.write(points, name: "Ride \(chosen.start.iso8601.prefix(16))", creator: creator)
-                if let output {
-                    do {
-                        try TextFile.replace(output, with: text, mode: 0o644)
-                    } catch {
-                        writeError("cannot write \(output): \(error)")
-                        throw ExitCode(ExitStatus.unavailable)
+                let bytes: [UInt8] = switch format {
+                case "fit": FITActivity.write(points, serialNumber: UInt32(truncatingIfNeeded: chosen.id))
+                case "tcx": Array(TCXDocument.write(points, creator: creator).utf8)
+                default: Array(GPXDocument.write(points, name: "Ride \(chosen.start.iso8601.prefix(16))", creator: creator).utf8)
+                }
+                do {
+                    if let output {
+                        try TextFile.replace(output, withBytes: bytes, mode: 0o644)
+                    } else {
+                        try FileDescriptor(rawValue: 1).writeAll(bytes)
                     }
-                } else {
-                    print(text, terminator: "")
+                } catch {
+                    writeError("cannot write \(output ?? "to standard output"): \(error)")
+                    throw ExitCode(ExitStatus.unavailable)
                 }
                 try store.markExported(ride: chosen.id, format: format)
             } catch let error as SpoolError {

@@ -37,6 +37,11 @@ public enum TextFile {
     /// a power cut leaves the old content or the new, never half.
     /// Written 0600 by default: what ridegate keeps (the last position, the strap it chose) is the rider's own.
     public static func replace(_ path: String, with text: String, mode: mode_t = 0o600) throws(SystemCallError) {
+        try replace(path, withBytes: Array(text.utf8), mode: mode)
+    }
+
+    /// The same for bytes (a FIT file).
+    public static func replace(_ path: String, withBytes bytes: [UInt8], mode: mode_t = 0o600) throws(SystemCallError) {
         let temporary = path + ".tmp"
         let fd: FileDescriptor
         do {
@@ -48,7 +53,7 @@ public enum TextFile {
         // Whatever the umask, and for a leftover temporary file created with other bits.
         guard fchmod(fd.rawValue, mode) == 0 else { throw SystemCallError("fchmod", temporary, .current) }
         do {
-            try fd.writeAll(Array(text.utf8))
+            try fd.writeAll(bytes)
         } catch {
             throw SystemCallError("write", temporary, error)
         }

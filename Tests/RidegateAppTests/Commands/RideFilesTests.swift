@@ -13,7 +13,7 @@ import Testing
         return (status, await process.waitForAllOutput(timeout: 5))
     }
 
-    @Test("The demo's ride is in the ride log; its GPX reads back in gpxpy with the same distance (±2 %), heart rate, cadence and power; GPX and TCX read back in gpsbabel")
+    @Test("The demo's ride is in the ride log; its GPX reads back in gpxpy with the same distance (±2 %), heart rate, cadence and power; GPX and TCX read back in gpsbabel; FIT in Garmin's FIT SDK")
     func demoRideToGPX() async throws {
         let broker = try MosquittoBroker()
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("rg-ride-\(UUID().uuidString)").path
@@ -79,8 +79,40 @@ import Testing
                 Issue.record("gpsbabel read no Power column from the TCX: \(header)")
             }
         }
+        // FIT, through Garmin's own decoder (garmin-fit-sdk, scripts/test installs it): integrity (header and file
+        // CRC), no errors, every point with its heart rate, the session's distance as listed.
+        let fit = state + "/ride.fit"
+        let (fitExported, _) = try await run(["rides", "export", "latest", "--format", "fit", "--output", fit, "--state-directory", state])
+        #expect(fitExported == 0)
+        let fitPython = ProcessInfo.processInfo.environment["RIDEGATE_FIT_PYTHON"] ?? "/opt/ridegate-test/fit-sdk/bin/python"
+        if FileManager.default.isExecutableFile(atPath: fitPython) {
+            let decoder = try ChildProcess(fitPython, ["-c", """
+                import sys
+                from garmin_fit_sdk import Decoder, Stream
+                d = Decoder(Stream.from_file(sys.argv[1]))
+                ok = d.is_fit() and d.check_integrity()
+                m, e = Decoder(Stream.from_file(sys.argv[1])).read()
+                r = m.get('record_mesgs', [])
+                s = m.get('session_mesgs', [{}])[0]
+                print(ok, len(e), len(r), sum(1 for x in r if x.get('heart_rate')), round(s.get('total_distance', 0), 1), s.get('sport'))
+                """, fit], captureOutput: true)
+            #expect(await decoder.waitForExit(timeout: TestTime.seconds(60)).flatMap(ChildProcess.exitCode) == 0)
+            let said = (await decoder.waitForAllOutput(timeout: 5)).last?.split(separator: " ").map(String.init) ?? []
+            try #require(said.count == 6, "the FIT SDK said \(decoder.lines)")
+            #expect(said[0] == "True" && said[1] == "0", "integrity \(said[0]), \(said[1]) errors")
+            #expect(Int(said[2]) == points)
+            #expect(Double(Int(said[3]) ?? 0) > Double(points) * 0.95)
+            #expect(abs((Double(said[4]) ?? 0) - distance) < 1, "session \(said[4]) m, listed \(distance) m")
+            #expect(said[5] == "cycling")
+            // About thirty times smaller than the TCX.
+            let fitSize = try FileManager.default.attributesOfItem(atPath: fit)[.size] as? Int ?? 0
+            let tcxSize = try FileManager.default.attributesOfItem(atPath: tcx)[.size] as? Int ?? 1
+            #expect(fitSize * 10 < tcxSize, "FIT \(fitSize) bytes, TCX \(tcxSize)")
+        } else {
+            Issue.record("Garmin's FIT SDK is not installed at \(fitPython): run ./scripts/test (it installs it)")
+        }
         let (_, again) = try await run(["rides", "list", "--state-directory", state, "--json"])
-        #expect(again.joined().contains(#""exported":["gpx","tcx"]"#))
+        #expect(again.joined().contains(#""exported":["fit","gpx","tcx"]"#))
 
         // Mistakes say what to do, with sysexits codes.
         let (unknown, said) = try await run(["rides", "export", "99", "--state-directory", state])
