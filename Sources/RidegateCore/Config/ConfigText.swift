@@ -28,6 +28,7 @@ public enum ConfigText {
         var previous: UInt8 = 0
         var headerBrackets = 0
         var recent: [UInt8] = [] // the last bytes of structure, to see a date's `dddd-dd-dd`
+        var openers: [UInt8] = [] // the value brackets open, innermost last
         for (byte, line) in structure(of: bytes) {
             recent.append(byte)
             if recent.count > 10 { recent.removeFirst() }
@@ -56,9 +57,22 @@ public enum ConfigText {
                 awaitingName = true
                 headerBrackets = 1
             case UInt8(ascii: "["), UInt8(ascii: "{"):
-                if !header.open { depth += 1 }
+                if !header.open {
+                    depth += 1
+                    openers.append(byte)
+                }
             case UInt8(ascii: "]"), UInt8(ascii: "}"):
-                if header.open { header.open = byte != UInt8(ascii: "]") } else { depth = max(0, depth - 1) }
+                if header.open {
+                    header.open = byte != UInt8(ascii: "]")
+                } else {
+                    // A `}` closing a `[` (or the reverse) is invalid TOML that toml++ aborted on instead of
+                    // refusing (found by fuzzing): say so here.
+                    if let opener = openers.popLast(), (opener == UInt8(ascii: "[")) != (byte == UInt8(ascii: "]")) {
+                        throw ConfigError(file: file, line: line, key: "",
+                                          problem: "a \(byte == UInt8(ascii: "]") ? "]" : "}") closes a \(opener == UInt8(ascii: "[") ? "[" : "{"): arrays are [ … ], inline tables { … }")
+                    }
+                    depth = max(0, depth - 1)
+                }
             case UInt8(ascii: "."):
                 if header.open { header.dots += 1 }
             default:

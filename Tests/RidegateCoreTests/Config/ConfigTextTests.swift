@@ -94,4 +94,12 @@ import Testing
             #expect(check(text) == nil, "\(text.debugDescription): \(String(describing: check(text)))")
         }
     }
+
+    @Test("A } closing a [ (or ] closing a {) is refused before toml++, which aborted on it (found by fuzzing)")
+    func mismatchedBrackets() {
+        for text in ["a = [ {b = 1}, }}\n", "a = [}]\n", "a = [1,\n#c\n}\n", "a = {b = [1}]\n"] {
+            #expect(check(text)?.problem.contains("closes a") == true, "\(text.debugDescription)")
+        }
+        #expect(check("a = [ {b = [1, {c = 2}]}, [3] ]\n") == nil)
+    }
 }
