@@ -31,7 +31,7 @@ public enum GatewayAssembly {
             sources.append(GPSSource(devicePath: config.gps.device, baud: baud, clock: clock, logger: logger.labeled("gps")))
         }
         let link = KernelSensorLink()
-        let claims = SensorClaims()
+        let claims = SensorClaims(configuredKinds: Set(config.bluetoothSensors.map(\.kind)))
         for sensor in config.bluetoothSensors {
             sources.append(BluetoothSensorSource(
                 kind: sensor.kind, selector: SensorSelector(configured: sensor.select), wheelMillimetres: sensor.wheelMillimetres,

@@ -63,8 +63,10 @@ public struct BluetoothSensorSource: EventSource {
         var backoff = retry.backoff
         var reportedError: String?
         let selector = selector, kind = kind, claims = claims
+        let byAddress = if case .address = selector { true } else { false }
         let wanted: @Sendable (BluetoothAddress, AdvertisingData) -> Bool = { address, advertising in
             selector.matches(address: address, advertising: advertising, kind: kind) && !claims.isClaimed(address)
+                && (byAddress || !claims.belongsElsewhere(advertising, searchedAs: kind))
         }
         while !Task.isCancelled {
             if case .address(let a) = selector { emit(.sensorState(reference(a), .searching, at: clock.now())) }

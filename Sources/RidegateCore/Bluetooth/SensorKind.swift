@@ -13,6 +13,16 @@ public enum SensorKind: String, Sendable, CaseIterable {
         }
     }
 
+    /// Which kind a device advertising several is for (lower first): a power meter that also advertises
+    /// CSC is a power meter.
+    public var precedence: Int {
+        switch self {
+        case .power: 0
+        case .speedCadence: 1
+        case .heartRate: 2
+        }
+    }
+
     /// For a person: what a sensor of this kind gives.
     public var measures: String {
         switch self {

@@ -151,14 +151,15 @@ final class SimulatedSensorLink: SensorLink, @unchecked Sendable {
         await task.value
     }
 
-    @Test("Two auto straps (a tandem) take two different straps; a power meter that also advertises CSC is one connection")
+    @Test("Two auto straps (a tandem) take two different straps; a power meter that also advertises CSC is one connection, the power meter's")
     func claimsShareDevicesOut() async throws {
         let second = SimulatedSensorLink.Device("E1:E2:E3:E4:E5:E6", name: "Strap 2", services: [.heartRate], rssi: -70)
         let meter = SimulatedSensorLink.Device("D1:D2:D3:D4:D5:D6", name: "4iiii", services: [.cyclingPower, .cyclingSpeedCadence])
         let link = SimulatedSensorLink(devices: [.strap, second, meter])
-        let claims = SensorClaims()
+        let claims = SensorClaims(configuredKinds: [.heartRate, .power, .speedCadence])
         let log = EventLog([])
-        let logger = CapturingLogHandler().logger()
+        let capture = CapturingLogHandler()
+        let logger = capture.logger()
         let sources = [
             BluetoothSensorSource(kind: .heartRate, selector: .auto, link: link, claims: claims, clock: SystemClock(), logger: logger),
             BluetoothSensorSource(kind: .heartRate, selector: .auto, link: link, claims: claims, clock: SystemClock(), logger: logger),
@@ -172,7 +173,7 @@ final class SimulatedSensorLink: SensorLink, @unchecked Sendable {
         #expect(Set(refs.map(\.id)) == ["f1f2f3f4f5f6", "e1e2e3e4e5e6", "d1d2d3d4d5d6"])
         #expect(refs.first { $0.id == "d1d2d3d4d5d6" }?.kind == .power)
         #expect(refs.first { $0.id == "d1d2d3d4d5d6" }?.wheelMillimetres == 2096)
-        #expect(link.connections.current.sorted() == ["D1:D2:D3:D4:D5:D6", "E1:E2:E3:E4:E5:E6", "F1:F2:F3:F4:F5:F6"])
+        #expect(link.connections.current.sorted() == ["D1:D2:D3:D4:D5:D6", "E1:E2:E3:E4:E5:E6", "F1:F2:F3:F4:F5:F6"], "\(capture.lines)")
         // The one connection carries both of the meter's services, under the power meter's topics.
         let details = log.current.compactMap { if case .sensorDetails(let ref, let d, _) = $0, ref.kind == .power { d } else { nil } }.first
         #expect(details?.measures == [.power, .cadence, .wheelSpeed])
