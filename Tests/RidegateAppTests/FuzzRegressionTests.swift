@@ -37,7 +37,7 @@ import Testing
         #expect(ran >= 0) // the folders fill as the fuzzer finds things; docs/testing.md lists them
     }
 
-    @Test("A recorded power-meter session replays through the fuzzed-peer target; cut short at every record, it still ends")
+    @Test("A recorded power-meter session replays through the fuzzed-peer target; cut short, it still ends")
     func attClientScript() async {
         let recorded = Observed<[UInt8]>([])
         await offPool { recorded.update { $0 = FuzzSeeds.attClientScript(services: [.cyclingPower, .cyclingSpeedCadence]) } }
@@ -45,11 +45,15 @@ import Testing
         #expect(script.count > 100, "the recording is a whole session: \(script.count) bytes")
         await offPool {
             FuzzTarget.attClient.run(script)
-            // Every prefix ends the session (the peer hangs up): no hang, no trap, whatever was answered so far.
+            // Cut short after every third record, the session still ends (the peer hangs up): no hang, no trap,
+            // whatever was answered so far. (Every record's prefix is what the fuzzer's seeds cover; here a
+            // sample keeps the suite's other socket tests from waiting behind dozens of sessions.)
             var offset = 0
+            var record = 0
             while offset < script.count {
-                FuzzTarget.attClient.run(Array(script.prefix(offset)))
+                if record % 3 == 0 { FuzzTarget.attClient.run(Array(script.prefix(offset))) }
                 offset += 1 + Int(script[offset])
+                record += 1
             }
         }
     }

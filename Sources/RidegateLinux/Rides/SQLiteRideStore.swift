@@ -176,41 +176,15 @@ public final class SQLiteRideStore: @unchecked Sendable {
                         points: Int(sqlite3_column_int64(statement, 3)), distance: sqlite3_column_double(statement, 4))
     }
 
-    // MARK: C API helpers
-
     private func bind(_ statement: OpaquePointer, _ index: Int32, _ value: Double?) {
         if let value, value.isFinite { sqlite3_bind_double(statement, index, value) } else { sqlite3_bind_null(statement, index) }
     }
 
-    private func execute(_ sql: String) throws(SpoolError) {
-        var message: UnsafeMutablePointer<CChar>?
-        guard sqlite3_exec(db, sql, nil, nil, &message) == SQLITE_OK else {
-            let text = message.map { String(cString: $0) } ?? "error"
-            sqlite3_free(message)
-            throw SpoolError(path: path, operation: "execute", message: text, code: db.map { sqlite3_errcode($0) } ?? SQLITE_MISUSE)
-        }
-    }
+    // MARK: C API helpers (shared with the other SQLite file: SQLiteCalls)
 
-    private func prepare(_ sql: String) throws(SpoolError) -> OpaquePointer {
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else { throw error("prepare") }
-        return statement
-    }
-
-    private func scalar(_ sql: String) throws(SpoolError) -> Int64 {
-        let statement = try prepare(sql)
-        defer { sqlite3_finalize(statement) }
-        guard sqlite3_step(statement) == SQLITE_ROW else { return 0 }
-        return sqlite3_column_int64(statement, 0)
-    }
-
-    private func text(_ statement: OpaquePointer, _ column: Int32) -> String {
-        guard let text = sqlite3_column_text(statement, column) else { return "" }
-        return String(cString: text)
-    }
-
-    private func error(_ operation: String) -> SpoolError {
-        SpoolError(path: path, operation: operation, message: db.map { String(cString: sqlite3_errmsg($0)) } ?? "closed",
-                   code: db.map { sqlite3_errcode($0) } ?? SQLITE_MISUSE)
-    }
+    private func execute(_ sql: String) throws(SpoolError) { try SQLiteCalls.execute(db, sql, path: path) }
+    private func prepare(_ sql: String) throws(SpoolError) -> OpaquePointer { try SQLiteCalls.prepare(db, sql, path: path) }
+    private func scalar(_ sql: String) throws(SpoolError) -> Int64 { try SQLiteCalls.scalar(db, sql, path: path) }
+    private func error(_ operation: String) -> SpoolError { SQLiteCalls.error(db, operation, path: path) }
+    private func text(_ statement: OpaquePointer, _ column: Int32) -> String { SQLiteCalls.text(statement, column) }
 }

@@ -232,45 +232,15 @@ public final class SQLiteSpool: @unchecked Sendable {
         try execute("INSERT INTO counters (name, value) VALUES ('dropped', \(dropped)) ON CONFLICT(name) DO UPDATE SET value = excluded.value")
     }
 
-    // MARK: C API helpers
+    // MARK: C API helpers (shared with the other SQLite file: SQLiteCalls)
 
-    private func execute(_ sql: String) throws(SpoolError) {
-        var message: UnsafeMutablePointer<CChar>?
-        guard sqlite3_exec(db, sql, nil, nil, &message) == SQLITE_OK else {
-            let text = message.map { String(cString: $0) } ?? "error"
-            sqlite3_free(message)
-            throw SpoolError(path: path, operation: "execute", message: text, code: db.map { sqlite3_errcode($0) } ?? SQLITE_MISUSE)
-        }
-    }
+    private func execute(_ sql: String) throws(SpoolError) { try SQLiteCalls.execute(db, sql, path: path) }
+    private func prepare(_ sql: String) throws(SpoolError) -> OpaquePointer { try SQLiteCalls.prepare(db, sql, path: path) }
+    private func scalar(_ sql: String) throws(SpoolError) -> Int64 { try SQLiteCalls.scalar(db, sql, path: path) }
+    private func error(_ operation: String) -> SpoolError { SQLiteCalls.error(db, operation, path: path) }
+    private func bindText(_ statement: OpaquePointer, _ index: Int32, _ text: String) { SQLiteCalls.bindText(statement, index, text) }
+    private func columnText(_ statement: OpaquePointer, _ column: Int32) -> String { SQLiteCalls.text(statement, column) }
 
-    private func prepare(_ sql: String) throws(SpoolError) -> OpaquePointer {
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else { throw error("prepare") }
-        return statement
-    }
-
-    private func scalar(_ sql: String) throws(SpoolError) -> Int64 {
-        let statement = try prepare(sql)
-        defer { sqlite3_finalize(statement) }
-        guard sqlite3_step(statement) == SQLITE_ROW else { return 0 }
-        return sqlite3_column_int64(statement, 0)
-    }
-
-    private func bindText(_ statement: OpaquePointer, _ index: Int32, _ text: String) {
-        // SQLITE_TRANSIENT: SQLite copies the bytes before the Swift string goes away.
-        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-        sqlite3_bind_text(statement, index, text, -1, transient)
-    }
-
-    private func columnText(_ statement: OpaquePointer, _ column: Int32) -> String {
-        guard let text = sqlite3_column_text(statement, column) else { return "" }
-        return String(cString: text)
-    }
-
-    private func error(_ operation: String) -> SpoolError {
-        SpoolError(path: path, operation: operation, message: db.map { String(cString: sqlite3_errmsg($0)) } ?? "closed",
-                   code: db.map { sqlite3_errcode($0) } ?? SQLITE_MISUSE)
-    }
 }
 
 public struct SpoolError: Error, Sendable, CustomStringConvertible {

@@ -95,8 +95,5 @@ public struct SpoolSalvage: Sendable {
         while sqlite3_step(statement) == SQLITE_ROW { each(statement) }
     }
 
-    private static func text(_ statement: OpaquePointer, _ column: Int32) -> String {
-        guard let text = sqlite3_column_text(statement, column) else { return "" }
-        return String(cString: text)
-    }
+    private static func text(_ statement: OpaquePointer, _ column: Int32) -> String { SQLiteCalls.text(statement, column) }
 }

@@ -120,4 +120,33 @@ import Testing
         let (nothing, _) = try await run(["rides", "list", "--state-directory", state + "-missing"])
         #expect(nothing == 69)
     }
+
+    @Test("SIGKILL mid-ride: the ride log keeps everything up to the last batch (5 s of GPS time) before the kill")
+    func killedMidRide() async throws {
+        let broker = try MosquittoBroker()
+        let sub = try MQTTSubscriber(port: broker.port, topic: "ridegate/+/gps")
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("rg-kill-\(UUID().uuidString)").path
+        let demo = try ChildProcess(RidegateAppTestsPaths.executable,
+                                    ["demo", "--broker", "127.0.0.1:\(broker.port)", "--speed", "10", "--state-directory", state], captureOutput: true)
+        // Until at least a minute of the ride is out on MQTT, then no orderly stop at all.
+        let seen = await sub.wait(timeout: TestTime.seconds(30)) { $0.count >= 60 }
+        #expect(seen.count >= 60)
+        demo.signal(SIGKILL)
+        _ = await demo.waitForExit(timeout: TestTime.seconds(5))
+        let published = sub.messages.compactMap { $0.json["ts"] as? String }.max() ?? ""
+        let (status, lines) = try await run(["rides", "list", "--state-directory", state, "--json"])
+        #expect(status == 0)
+        let rides = try #require(try JSONSerialization.jsonObject(with: Data(lines.joined(separator: "\n").utf8)) as? [[String: Any]])
+        let end = try #require(rides.first?["end"] as? String)
+        // Both are ISO 8601 UTC with milliseconds on the same day: compare the seconds of the day.
+        func secondsOfDay(_ ts: String) -> Double {
+            let time = ts.split(separator: "T").last.map(String.init) ?? ""
+            let parts = time.dropLast().split(separator: ":").compactMap { Double($0) }
+            return parts.count == 3 ? parts[0] * 3600 + parts[1] * 60 + parts[2] : 0
+        }
+        let lost = secondsOfDay(published) - secondsOfDay(end)
+        // One batch (5 s of GPS time) may be lost, plus the fixes between the last MQTT message read and the kill.
+        #expect(lost <= 5 + 1, "last point \(end), last fix published \(published): \(lost) s lost")
+        #expect((rides.first?["points"] as? Int ?? 0) >= 50)
+    }
 }

@@ -1,0 +1,44 @@
+import CSQLite
+
+/// The SQLite C calls the spool and the ride log share, with their failures as `SpoolError` (the message
+/// SQLite gave, and its result code so a damaged file or a full disk can be told apart).
+enum SQLiteCalls {
+    static func execute(_ db: OpaquePointer?, _ sql: String, path: String) throws(SpoolError) {
+        var message: UnsafeMutablePointer<CChar>?
+        guard sqlite3_exec(db, sql, nil, nil, &message) == SQLITE_OK else {
+            let text = message.map { String(cString: $0) } ?? "error"
+            sqlite3_free(message)
+            throw SpoolError(path: path, operation: "execute", message: text, code: db.map { sqlite3_errcode($0) } ?? SQLITE_MISUSE)
+        }
+    }
+
+    static func prepare(_ db: OpaquePointer?, _ sql: String, path: String) throws(SpoolError) -> OpaquePointer {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else { throw error(db, "prepare", path: path) }
+        return statement
+    }
+
+    /// The first column of the first row (0 when there is none).
+    static func scalar(_ db: OpaquePointer?, _ sql: String, path: String) throws(SpoolError) -> Int64 {
+        let statement = try prepare(db, sql, path: path)
+        defer { sqlite3_finalize(statement) }
+        guard sqlite3_step(statement) == SQLITE_ROW else { return 0 }
+        return sqlite3_column_int64(statement, 0)
+    }
+
+    static func bindText(_ statement: OpaquePointer, _ index: Int32, _ text: String) {
+        // SQLITE_TRANSIENT: SQLite copies the bytes before the Swift string goes away.
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        sqlite3_bind_text(statement, index, text, -1, transient)
+    }
+
+    static func text(_ statement: OpaquePointer, _ column: Int32) -> String {
+        guard let text = sqlite3_column_text(statement, column) else { return "" }
+        return String(cString: text)
+    }
+
+    static func error(_ db: OpaquePointer?, _ operation: String, path: String) -> SpoolError {
+        SpoolError(path: path, operation: operation, message: db.map { String(cString: sqlite3_errmsg($0)) } ?? "closed",
+                   code: db.map { sqlite3_errcode($0) } ?? SQLITE_MISUSE)
+    }
+}
