@@ -45,5 +45,10 @@ ensure_fit_sdk() {
     echo "==> installing garmin-fit-sdk into $RIDEGATE_FIT_SDK" >&2
     local sudo=""
     [ "$(id -u)" -eq 0 ] || sudo="sudo"
-    $sudo python3 -m venv "$RIDEGATE_FIT_SDK" && $sudo "$RIDEGATE_FIT_SDK/bin/pip" install -q "garmin-fit-sdk==21.218.0" >&2
+    # RIDEGATE_WHEELS: a folder the wheel was downloaded into on the host (the Pi chroot cannot reach PyPI
+    # through the host's TLS interception; the wheel is pure Python).
+    local from=()
+    [ -n "${RIDEGATE_WHEELS:-}" ] && [ -d "$RIDEGATE_WHEELS" ] && from=(--no-index --find-links "$RIDEGATE_WHEELS")
+    $sudo python3 -m venv "$RIDEGATE_FIT_SDK" && $sudo "$RIDEGATE_FIT_SDK/bin/pip" install -q "${from[@]}" "garmin-fit-sdk==$RIDEGATE_FIT_SDK_VERSION" >&2
 }
+RIDEGATE_FIT_SDK_VERSION=21.218.0

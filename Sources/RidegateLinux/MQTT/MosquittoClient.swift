@@ -410,10 +410,15 @@ public final class MosquittoClient: @unchecked Sendable {
 
     /// The result code in words, with what OpenSSL said when TLS failed.
     func failureReason(_ rc: Int32) -> String {
+        let systemError = errno // before anything else can change it
         // The last error line stays until a connection succeeds: libmosquitto may report the failed result
         // before or after the line that explains it, and both must give the same reason.
         let detail = transportError.withLock { $0 }
-        let tlsFailure = rc == MOSQ_ERR_TLS.rawValue || rc == MOSQ_ERR_CONN_LOST.rawValue
+        // bookworm's libmosquitto ends a refused handshake with MOSQ_ERR_TLS; trixie's (2.0.21) with an errno of
+        // EPROTO ("Protocol error") and no log line.
+        let tlsFailure = settings.tls != nil
+            && ([MOSQ_ERR_TLS.rawValue, MOSQ_ERR_CONN_LOST.rawValue, MOSQ_ERR_PROTOCOL.rawValue].contains(rc)
+                || (rc == MOSQ_ERR_ERRNO.rawValue && systemError == EPROTO))
         if let detail, tlsFailure, detail.contains("certificate verify failed") {
             return "TLS: the broker's certificate was not accepted: not signed by mqtt.ca_file (\(settings.tls?.caFile ?? "?")), expired, "
                 + "or not issued for the name \(settings.host) (mqtt.host must be a name or address the certificate lists)"
@@ -421,7 +426,12 @@ public final class MosquittoClient: @unchecked Sendable {
         if let detail, tlsFailure, detail.contains("SSL") || detail.contains("TLS") {
             return "TLS: \(detail)"
         }
-        if rc == MOSQ_ERR_ERRNO.rawValue, errno == ECONNREFUSED {
+        if tlsFailure {
+            // Some libmosquitto versions say only "Protocol error" for a refused handshake, and log nothing.
+            return "TLS: the connection failed during the handshake (\(rc == MOSQ_ERR_ERRNO.rawValue ? String(cString: strerror(systemError)) : Self.describe(rc))): check that mqtt.ca_file "
+                + "(\(settings.tls?.caFile ?? "?")) signed the broker's certificate and that it lists \(settings.host)"
+        }
+        if rc == MOSQ_ERR_ERRNO.rawValue, systemError == ECONNREFUSED {
             return "connection refused: nothing listens on \(settings.host):\(settings.port) (is mosquitto running? mqtt.port?)"
         }
         return Self.describe(rc)

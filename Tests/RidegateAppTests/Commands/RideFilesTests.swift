@@ -67,7 +67,8 @@ import Testing
             let babel = try ChildProcess(try Executables.find("gpsbabel", hint: "apt-get install gpsbabel").path,
                                          ["-t", "-i", format, "-f", file, "-o", "unicsv", "-F", "-"], captureOutput: true)
             #expect(await babel.waitForExit(timeout: TestTime.seconds(30)).flatMap(ChildProcess.exitCode) == 0)
-            let rows = await babel.waitForAllOutput(timeout: 5)
+            // From the CSV's header on (gpsbabel may first warn about the locale on stderr).
+            let rows = Array((await babel.waitForAllOutput(timeout: 5)).drop { !$0.hasPrefix("No,") })
             let header = rows.first?.split(separator: ",").map(String.init) ?? []
             let hr = try #require(header.firstIndex(of: "Heartrate"), "\(format): \(header)")
             let data = rows.dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
