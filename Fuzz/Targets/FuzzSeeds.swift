@@ -34,13 +34,13 @@ public enum FuzzSeeds {
                                               logger: Logger(label: "seed", level: .critical, handler: SilentLogHandler()))
             _ = await connection.run { event in if case .sensorDetails = event { connected.signal() } }
         }
-        _ = connected.wait(timeout: .now() + 10)
+        _ = connected.wait(timeout: .now() + 30) // generous: the test suite keeps every core busy
         peripheral.notify(.heartRateMeasurement, [0x06, 72])
         peripheral.notify(.cscMeasurement, [0x03, 0x03, 0, 0, 0, 0x66, 0x06, 0x01, 0x00, 0xAB, 0x02])
         peripheral.notify(.cyclingPowerMeasurement, [0x20, 0x00, 0xC8, 0x00, 0x03, 0x00, 0x00, 0x04])
         usleep(100_000)
         peripheral.disconnect()
-        _ = finished.wait(timeout: .now() + 10)
+        _ = finished.wait(timeout: .now() + 30)
         session.cancel()
         serving.cancel()
         return script.withLock { $0 }

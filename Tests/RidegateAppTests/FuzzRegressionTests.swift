@@ -12,7 +12,7 @@ import Testing
     /// Runs on a thread of its own: the ATT target waits for its session with a semaphore, which must not
     /// block the few threads Swift concurrency runs the session on (libFuzzer calls it from the main thread).
     /// A run that has not ended after `timeout` seconds is a hang: recorded as a failure (its thread is left behind).
-    func offPool(timeout: Double = 60, _ body: @escaping @Sendable () -> Void) async {
+    func offPool(timeout: Double = 120, _ body: @escaping @Sendable () -> Void) async {
         let finished = Observed<Bool>(false)
         Thread {
             body()

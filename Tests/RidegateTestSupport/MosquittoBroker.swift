@@ -40,7 +40,12 @@ public final class MosquittoBroker: @unchecked Sendable {
         }
     }
 
-    deinit { stop() }
+    // Stopped on a thread of its own: waiting for mosquitto to exit must not hold one of the few threads the
+    // rest of the suite's async tests run on.
+    deinit {
+        let process = process
+        Thread { process?.terminate() }.start()
+    }
 
     /// Waits until the broker accepts connections (it logs the listener before it is usable, so connect).
     private static func waitForListener(_ child: ChildProcess, port: Int) -> Bool {
