@@ -84,6 +84,11 @@ public enum ConfigText {
                                   problem: "nested more than \(maximumDepth) levels deep (ridegate's settings nest three at most): is --config the right file?")
             }
         }
+        if awaitingName {
+            // `[` at the very end of the file (or before a comment that runs to it): no name either.
+            throw ConfigError(file: file, line: nil, key: "",
+                              problem: "a table header without a name at the end of the file: write it as [section] or [[section]], e.g. [mqtt]")
+        }
         return String(decoding: bytes, as: UTF8.self)
     }
 

@@ -60,7 +60,7 @@ import Testing
 
     @Test("A table header without a name is refused before the TOML parser sees it (found by fuzzing: `[` alone on a line aborted toml++)")
     func headerWithoutName() {
-        for text in ["[\n", "[ \n", "[[\n", "[[[x]]]\n", "[=x]\n", "[\u{1}x]\n", "[{x]\n", "a = 1\n[\n", "[ [x]\n"] {
+        for text in ["[\n", "[ \n", "[[\n", "[[[x]]]\n", "[=x]\n", "[\u{1}x]\n", "[{x]\n", "a = 1\n[\n", "[ [x]\n", "a1=1\n[#.b.c.d]", "["] {
             #expect(check(text)?.problem.contains("a table header without a name") == true, "\(text.debugDescription)")
         }
         for text in ["[a]\n", "[ a ]\n", "[[a]]\n", "[\"quoted key\"]\n", "['literal']\n", "[a.\"b\".c]\n", "x = [\n  [1, 2],\n  [ {a = 1} ],\n]\n",
