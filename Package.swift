@@ -64,6 +64,12 @@ let package = Package(
             dependencies: ["RidegateFuzzTargets", "RidegateApp"],
             path: "Fuzz/Runner"),
 
+        // The ride log's disk cost and the exporters' speed, for scripts/bench.
+        .executableTarget(
+            name: "ridegate-ridelog-bench",
+            dependencies: ["RidegateCore", "RidegateLinux"],
+            path: "bench/RideLog"),
+
         .target(
             name: "RidegateTestSupport",
             dependencies: ["RidegateCore", "RidegateLinux"],

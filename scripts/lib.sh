@@ -18,7 +18,7 @@ ensure_apt_packages() {
 # The packages ridegate builds against, on Debian 12 and Raspberry Pi OS trixie alike.
 RIDEGATE_BUILD_PACKAGES=(pkg-config libbluetooth-dev libgpiod-dev libmosquitto-dev libsqlite3-dev)
 # What the tests and the demo start for real, and the independent readers the tests check ride files with.
-RIDEGATE_RUNTIME_PACKAGES=(mosquitto mosquitto-clients openssl python3-gpxpy gpsbabel python3-venv)
+RIDEGATE_RUNTIME_PACKAGES=(mosquitto mosquitto-clients openssl python3-gpxpy gpsbabel python3-venv libxml2-utils python3-lxml python3-dateutil)
 
 # Swift: this machine's toolchain if present, else apt's swiftlang (Raspberry Pi OS trixie, Debian 13).
 ensure_swift() {
@@ -37,18 +37,22 @@ debian_mirror() {
     echo "$uri"
 }
 
-# Garmin's own FIT decoder (PyPI, pinned) in a virtualenv of its own: the tests read exported FIT files back
-# with it. Outside the repository, so a fresh clone and the Pi chroot each make theirs once.
+# The ride-file readers from PyPI (pinned): Garmin's own FIT decoder and python-tcxparser, in a virtualenv of
+# their own (seeing Debian's python3-lxml, which tcxparser needs). Outside the repository, so a fresh clone
+# and the Pi chroot each make theirs once.
 RIDEGATE_FIT_SDK=${RIDEGATE_FIT_SDK:-/opt/ridegate-test/fit-sdk}
 ensure_fit_sdk() {
-    "$RIDEGATE_FIT_SDK/bin/python" -c "import garmin_fit_sdk" 2>/dev/null && return 0
-    echo "==> installing garmin-fit-sdk into $RIDEGATE_FIT_SDK" >&2
+    "$RIDEGATE_FIT_SDK/bin/python" -c "import garmin_fit_sdk, tcxparser" 2>/dev/null && return 0
+    echo "==> installing garmin-fit-sdk and python-tcxparser into $RIDEGATE_FIT_SDK" >&2
     local sudo=""
     [ "$(id -u)" -eq 0 ] || sudo="sudo"
-    # RIDEGATE_WHEELS: a folder the wheel was downloaded into on the host (the Pi chroot cannot reach PyPI
-    # through the host's TLS interception; the wheel is pure Python).
+    # RIDEGATE_WHEELS: a folder the wheels were downloaded into on the host (the Pi chroot cannot reach PyPI
+    # through the host's TLS interception; both wheels are pure Python).
     local from=()
     [ -n "${RIDEGATE_WHEELS:-}" ] && [ -d "$RIDEGATE_WHEELS" ] && from=(--no-index --find-links "$RIDEGATE_WHEELS")
-    $sudo python3 -m venv "$RIDEGATE_FIT_SDK" && $sudo "$RIDEGATE_FIT_SDK/bin/pip" install -q "${from[@]}" "garmin-fit-sdk==$RIDEGATE_FIT_SDK_VERSION" >&2
+    $sudo /usr/bin/python3 -m venv --clear --system-site-packages "$RIDEGATE_FIT_SDK" \
+        && $sudo "$RIDEGATE_FIT_SDK/bin/pip" install -q --no-deps "${from[@]}" "garmin-fit-sdk==$RIDEGATE_FIT_SDK_VERSION" \
+            "python-tcxparser==$RIDEGATE_TCXPARSER_VERSION" >&2
 }
+RIDEGATE_TCXPARSER_VERSION=2.4.0
 RIDEGATE_FIT_SDK_VERSION=21.218.0

@@ -48,7 +48,7 @@ struct RidesCommand: ParsableCommand {
 
         @OptionGroup var location: Location
 
-        @Flag(help: "Print one JSON array: id, start, end (ISO 8601 UTC), distance_m, moving_time_s, elapsed_time_s, points, exported.")
+        @Flag(help: "Print one JSON array: id, name, start, end (ISO 8601 UTC), distance_m, moving_time_s, elapsed_time_s, points, exported, elevation_gain_m, elevation_loss_m, avg_hr_bpm, max_hr_bpm.")
         var json = false
 
         func run() throws {
@@ -69,7 +69,12 @@ struct RidesCommand: ParsableCommand {
                     w.add("moving_time_s", ride.movingSeconds, decimals: 0)
                     w.add("elapsed_time_s", ride.elapsedSeconds, decimals: 0)
                     w.add("points", ride.points)
-                    w.add("exported", json: "[" + ride.exported.map { "\"\($0)\"" }.joined(separator: ",") + "]")
+                    w.add("exported", ride.exported)
+                    w.add("name", ride.name)
+                    w.add("elevation_gain_m", ride.elevationGainMeters, decimals: 0)
+                    w.add("elevation_loss_m", ride.elevationLossMeters, decimals: 0)
+                    w.add("avg_hr_bpm", ride.averageHeartRate, decimals: 0)
+                    w.add("max_hr_bpm", ride.maximumHeartRate)
                     return w.finish()
                 }
                 print("[" + objects.joined(separator: ",\n") + "]")
@@ -79,13 +84,14 @@ struct RidesCommand: ParsableCommand {
                 print("no rides recorded yet")
                 return
             }
-            print("id  start                     distance   moving    elapsed   points  exported")
+            print("id  start                     distance   moving    elapsed   points  exported  name")
             for ride in rides {
                 let id = String(ride.id).padding(toLength: 3, withPad: " ", startingAt: 0)
                 let distance = (String(Int(ride.distanceMeters / 100) / 10) + "." + String(Int(ride.distanceMeters / 100) % 10) + " km")
                     .padding(toLength: 10, withPad: " ", startingAt: 0)
                 print("\(id) \(ride.start.iso8601)  \(distance) \(Self.duration(ride.movingSeconds))  \(Self.duration(ride.elapsedSeconds))  "
-                      + String(ride.points).padding(toLength: 7, withPad: " ", startingAt: 0) + " " + (ride.exported.isEmpty ? "-" : ride.exported.joined(separator: ",")))
+                      + String(ride.points).padding(toLength: 7, withPad: " ", startingAt: 0) + " "
+                      + (ride.exported.isEmpty ? "-" : ride.exported.joined(separator: ",")).padding(toLength: 9, withPad: " ", startingAt: 0) + " " + ride.name)
             }
         }
 
@@ -129,11 +135,8 @@ struct RidesCommand: ParsableCommand {
                 }
                 let points = try store.points(ride: chosen.id)
                 let creator = "ridegate \(RidegateVersion.current)"
-                let bytes: [UInt8] = switch format {
-                case "fit": FITActivity.write(points, serialNumber: UInt32(truncatingIfNeeded: chosen.id))
-                case "tcx": Array(TCXDocument.write(points, creator: creator).utf8)
-                default: Array(GPXDocument.write(points, name: "Ride \(chosen.start.iso8601.prefix(16))", creator: creator).utf8)
-                }
+                let bytes = (RideFileFormat(rawValue: format) ?? .gpx).write(
+                    points, name: chosen.name, creator: creator, serialNumber: UInt32(truncatingIfNeeded: chosen.id))
                 do {
                     if let output {
                         try TextFile.replace(output, withBytes: bytes, mode: 0o644)

@@ -44,8 +44,11 @@ public enum GatewayAssembly {
         let notifier = ServiceNotifier()
         if let interval = notifier.watchdogInterval { sources.append(WatchdogSource(interval: interval, clock: clock)) }
         // systemd hears "stopping" first and the rest of the orderly stop after it.
-        let sinks = [ServiceManagerSink(notifier: notifier)]
-            + (try makeSinks(config: config, deviceID: deviceID(config), store: readings, logger: logger)) + [store] + rideLog(config, logger: logger)
+        let health = HealthFields()
+        let outputs = try makeSinks(config: config, deviceID: deviceID(config), store: readings, health: health, logger: logger)
+        // The ride log stops before MQTT: its last word (`rides/last`) goes out through the connection.
+        let sinks = [ServiceManagerSink(notifier: notifier)] + rideLog(config, version: version, outputs: outputs, health: health, logger: logger)
+            + outputs + [store]
         return Gateway(sources: sources, sinks: sinks, core: makeCore(config, sequences: readings.sequences(), version: version), clock: clock,
                        logger: logger.labeled("gateway"))
     }
@@ -94,8 +97,9 @@ public enum GatewayAssembly {
         // Power zones need an FTP: the simulated rider's, unless the file gives one.
         if config.zones.ftp == nil { config.zones.ftp = Int(EffortModel().thresholdWatts) }
         let readings = openSpool(config, logger: logger)
-        let sinks = try makeSinks(config: config, deviceID: deviceID(config), store: readings, logger: logger) + [store]
-            + rideLog(config, logger: logger)
+        let health = HealthFields()
+        let outputs = try makeSinks(config: config, deviceID: deviceID(config), store: readings, health: health, logger: logger)
+        let sinks = rideLog(config, version: version, outputs: outputs, health: health, logger: logger) + outputs + [store]
         let core = makeCore(config, sequences: readings.sequences(), version: version, removeDiscoveryAtStop: true)
         return Gateway(sources: sources, sinks: sinks, core: core, clock: clock,
                        logger: logger.labeled("gateway"), stopWhenSourcesEnd: true, companions: [{
@@ -132,12 +136,20 @@ public enum GatewayAssembly {
         return DeviceID.from(hostname: String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
 
-    /// The ride log in the state directory (`rides.sqlite`); none, with an error, when it cannot be opened.
-    static func rideLog(_ config: GatewayConfig, logger: Logger) -> [any EffectSink] {
+    /// The ride log in the state directory (`rides.sqlite`), announcing finished rides through the MQTT sink
+    /// among `outputs`; none, with an error, when it cannot be opened.
+    static func rideLog(_ config: GatewayConfig, version: String, outputs: [any EffectSink], health: HealthFields,
+                        logger: Logger) -> [any EffectSink] {
         do {
             let store = try SQLiteRideStore(path: rideLogPath(config.stateDirectory), newRideAfter: config.ride.newRideAfterMinutes * 60,
                                             movingSpeed: config.ride.autoPauseSpeed)
-            return [RideLogSink(store: store, logger: logger.labeled("rides"))]
+            let policy = RideLogSink.Policy(
+                exportDirectory: config.ride.exportDirectory, exportFormats: config.ride.exportFormats,
+                maximumBytes: Int64(config.ride.maximumMegabytes * 1_048_576), maximumAgeDays: config.ride.keepDays,
+                creator: "ridegate \(version)")
+            let mqtt = outputs.compactMap { $0 as? MQTTSink }.first
+            return [RideLogSink(store: store, policy: policy, announce: { mqtt?.apply(.publish($0)) }, health: health,
+                                logger: logger.labeled("rides"))]
         } catch {
             logger.error("cannot open the ride log; this ride is not recorded (readings still go to MQTT)", [("error", error.description)])
             return []
@@ -189,7 +201,8 @@ public enum GatewayAssembly {
         return settings
     }
 
-    static func makeSinks(config: GatewayConfig, deviceID: String, store: any ReadingStore, logger: Logger) throws(SetupError) -> [any EffectSink] {
+    static func makeSinks(config: GatewayConfig, deviceID: String, store: any ReadingStore, health: HealthFields = HealthFields(),
+                          logger: Logger) throws(SetupError) -> [any EffectSink] {
         var sinks: [any EffectSink] = []
         switch config.led.mode {
         case .off:
@@ -218,7 +231,7 @@ public enum GatewayAssembly {
             homeAssistantStatusTopic: config.mqtt.homeAssistantDiscovery ? "\(config.mqtt.homeAssistantPrefix)/status" : nil,
             tls: config.mqtt.caFile.map { MQTTSettings.TLS(caFile: $0, certificateFile: config.mqtt.certificateFile, keyFile: config.mqtt.keyFile) })
         do {
-            let client = try MosquittoClient(settings: settings, topicPrefix: prefix, store: store, logger: logger.labeled("mqtt"))
+            let client = try MosquittoClient(settings: settings, topicPrefix: prefix, store: store, healthFields: health, logger: logger.labeled("mqtt"))
             try client.start()
             sinks.append(MQTTSink(client: client))
         } catch {

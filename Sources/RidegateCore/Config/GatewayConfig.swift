@@ -135,6 +135,13 @@ public struct GatewayConfig: Sendable, Equatable {
         /// A fix this long after the ride log's last point starts a new ride; sooner (a restart, a stop at a
         /// café) continues it.
         public var newRideAfterMinutes = 30.0
+        /// Where each finished ride is written as files (a USB stick, a synced folder); nil: no automatic export.
+        public var exportDirectory: String?
+        public var exportFormats: [RideFileFormat] = [.fit]
+        /// Limits on the ride log: rides older than this many days go (nil: kept); over this size the oldest
+        /// rides go, exported ones first.
+        public var keepDays: Double?
+        public var maximumMegabytes = 1024.0
     }
 
     public var deviceID: String?
@@ -341,6 +348,21 @@ public struct GatewayConfig: Sendable, Equatable {
         ride.autoPauseSpeed = try r.number("auto_pause_speed_mps", default: ride.autoPauseSpeed, range: 0...10)
         ride.summaryIntervalSeconds = try r.number("summary_interval_s", default: ride.summaryIntervalSeconds, range: 1...3600)
         ride.newRideAfterMinutes = try r.number("new_ride_after_min", default: ride.newRideAfterMinutes, range: 1...1440)
+        ride.exportDirectory = try r.optionalString("export_directory")
+        if let directory = ride.exportDirectory, !directory.hasPrefix("/") {
+            throw r.error("export_directory", r.table["export_directory"], "\"\(directory)\" must be an absolute path, e.g. \"/media/usb/rides\"")
+        }
+        var formats: [RideFileFormat] = []
+        for name in try r.strings("export_formats", default: ride.exportFormats.map(\.rawValue)) {
+            guard let format = RideFileFormat(rawValue: name) else {
+                throw r.error("export_formats", r.table["export_formats"], "\"\(name)\" is not a ride file format; use \"fit\", \"gpx\" or \"tcx\"")
+            }
+            if !formats.contains(format) { formats.append(format) }
+        }
+        ride.exportFormats = formats
+        let keepDays = try r.number("keep_days", default: 0, range: 0...36_500)
+        ride.keepDays = keepDays > 0 ? keepDays : nil
+        ride.maximumMegabytes = try r.number("max_mb", default: ride.maximumMegabytes, range: 1...1_000_000)
         try r.finish()
 
         var s = try top.subtable("sun")

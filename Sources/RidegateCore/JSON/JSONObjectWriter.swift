@@ -62,6 +62,16 @@ public struct JSONObjectWriter: Sendable {
         text.append("]")
     }
 
+    public mutating func add(_ name: String, _ values: [String]) {
+        key(name)
+        text.append("[")
+        for (index, value) in values.enumerated() {
+            if index > 0 { text.append(",") }
+            JSONObjectWriter.appendQuoted(value, to: &text)
+        }
+        text.append("]")
+    }
+
     /// Inserts already-encoded JSON (a nested object written by another writer).
     public mutating func add(_ name: String, json: String) {
         key(name)

@@ -65,6 +65,8 @@ public struct GatewayCore: Sendable {
     private var lastPosition: Timestamp?
     private var cyclingSensors: [String: CyclingSensorState] = [:]
     public private(set) var ridePower = RidePowerTotals()
+    public private(set) var elevation = ElevationTotals()
+    public private(set) var heartRateTotals = HeartRateTotals()
     public private(set) var powerZone: ZoneTracker?
     /// What each sensor was announced to Home Assistant with (announced again when it measures more).
     private var announcedSensors: [SensorRef: Set<SensorMeasure>] = [:]
@@ -114,6 +116,7 @@ public struct GatewayCore: Sendable {
             var shownZone: Int?
             if measurement.sensorContact != .notDetected, measurement.beatsPerMinute > 0 {
                 latest.heartRate = (measurement.beatsPerMinute, at.monotonicSeconds)
+                heartRateTotals.add(measurement.beatsPerMinute)
                 shownZone = zone.update(value: measurement.beatsPerMinute, at: ts)
             }
             guard admit("heart_rate", at: ts, interval: settings.heartRateMinimumInterval) else { break }
@@ -182,6 +185,7 @@ public struct GatewayCore: Sendable {
             time.anchor(to: fix, receivedAt: at)
             let ts = fix.time ?? time.utc(for: at)
             ride.add(fix)
+            if fix.hasPosition, let time = fix.time { elevation.add(altitude: fix.altitudeMSL, hdop: fix.hdop, at: time) }
             wheel.add(fix, at: at.monotonicSeconds)
             if fix.hasPosition, let time = fix.time, let lat = fix.latitude, let lon = fix.longitude {
                 effects.append(.recordPoint(ridePoint(time: time, latitude: lat, longitude: lon, fix: fix, now: at.monotonicSeconds)))
@@ -254,7 +258,7 @@ public struct GatewayCore: Sendable {
     /// `health`, and, where asked (the demo), the discovery configs removed.
     public mutating func shutdownEffects(at receive: ReceiveTime) -> [Effect] {
         let ts = time.utc(for: receive)
-        var effects: [Effect] = [.publish(rideSummary(ts: ts))]
+        var effects: [Effect] = [.publish(rideSummary(ts: ts, final: true))]
         if gpsState != nil { effects += gpsStateEffects(.stopped, ts: ts) }
         for sensor in sensorStates.keys.sorted(by: { $0.topic < $1.topic }) {
             effects += sensorStateEffects(sensor, .stopped, reason: nil, ts: ts)
@@ -311,12 +315,14 @@ public struct GatewayCore: Sendable {
         return effects
     }
 
-    /// The `ride` summary now, for a final publication at shutdown.
-    public mutating func rideSummary(ts: Timestamp) -> Publication {
+    /// The `ride` summary now. Along the ride a reading like any other (spooled, replayed); the `final` one at
+    /// the orderly stop is retained, so a subscriber that comes after the ride still gets its totals.
+    public mutating func rideSummary(ts: Timestamp, final: Bool = false) -> Publication {
         let seq = nextSequence("ride")
-        let payload = Payloads.ride(ride.summary, secondsInZone: zone.secondsInZone, power: ridePower,
-                                    secondsInPowerZone: powerZone?.secondsInZone, wheelEstimate: wheel.calibration.estimateMillimetres, ts: ts, seq: seq)
-        return Publication(topic: "ride", payload: payload, sequence: seq)
+        let totals = Payloads.RideTotals(ride: ride.summary, secondsInZone: zone.secondsInZone, power: ridePower,
+                                         secondsInPowerZone: powerZone?.secondsInZone, wheelEstimate: wheel.calibration.estimateMillimetres,
+                                         heartRate: heartRateTotals, elevation: elevation)
+        return Publication(topic: "ride", payload: Payloads.ride(totals, final: final, ts: ts, seq: seq), retain: final, sequence: seq)
     }
 
     private mutating func sensorStateEffects(_ sensor: SensorRef, _ state: SensorState, reason: String?, ts: Timestamp) -> [Effect] {

@@ -70,17 +70,48 @@ public enum Payloads {
         return json.finish()
     }
 
-    public static func ride(_ ride: RideTracker.Summary, secondsInZone: [Double], power: RidePowerTotals = RidePowerTotals(),
-                            secondsInPowerZone: [Double]? = nil, wheelEstimate: Double? = nil, ts: Timestamp, seq: Int) -> String {
+    /// What a `ride` summary reports: the tracker's totals and the per-sensor totals beside them.
+    public struct RideTotals: Sendable {
+        public var ride: RideTracker.Summary
+        public var secondsInZone: [Double]
+        public var power = RidePowerTotals()
+        public var secondsInPowerZone: [Double]?
+        public var wheelEstimate: Double?
+        public var heartRate = HeartRateTotals()
+        public var elevation = ElevationTotals()
+
+        public init(ride: RideTracker.Summary, secondsInZone: [Double], power: RidePowerTotals = RidePowerTotals(),
+                    secondsInPowerZone: [Double]? = nil, wheelEstimate: Double? = nil, heartRate: HeartRateTotals = HeartRateTotals(),
+                    elevation: ElevationTotals = ElevationTotals()) {
+            self.ride = ride
+            self.secondsInZone = secondsInZone
+            self.power = power
+            self.secondsInPowerZone = secondsInPowerZone
+            self.wheelEstimate = wheelEstimate
+            self.heartRate = heartRate
+            self.elevation = elevation
+        }
+    }
+
+    public static func ride(_ totals: RideTotals, final: Bool = false, ts: Timestamp, seq: Int) -> String {
+        let ride = totals.ride
+        let power = totals.power
         var json = JSONObjectWriter()
         json.add("ts", ts.iso8601)
         json.add("seq", seq)
+        json.add("final", final)
         json.add("distance_m", ride.distanceMeters, decimals: 1)
         json.add("moving_s", ride.movingSeconds, decimals: 0)
         json.add("elapsed_s", ride.elapsedSeconds, decimals: 0)
         json.add("avg_speed_mps", ride.averageMovingSpeedMetersPerSecond, decimals: 2)
         json.add("max_speed_mps", ride.maxSpeedMetersPerSecond, decimals: 2)
-        json.add("zone_s", secondsInZone, decimals: 0)
+        json.add("zone_s", totals.secondsInZone, decimals: 0)
+        // From the strap; null without one.
+        json.add("avg_hr_bpm", totals.heartRate.average, decimals: 0)
+        json.add("max_hr_bpm", totals.heartRate.maximum)
+        // From GPS altitude, smoothed (ElevationTotals).
+        json.add("elevation_gain_m", totals.elevation.gainMeters, decimals: 0)
+        json.add("elevation_loss_m", totals.elevation.lossMeters, decimals: 0)
         // From a power meter; null without one.
         let rode = power.seconds > 0
         json.add("avg_power_w", power.averageWatts, decimals: 0)
@@ -90,10 +121,10 @@ public enum Payloads {
         json.add("avg_cadence_rpm", power.averagePedallingCadenceRPM, decimals: 0)
         json.add("avg_cadence_with_zeros_rpm", power.averageCadenceRPM, decimals: 0)
         // Only with an FTP configured.
-        if let secondsInPowerZone { json.add("power_zone_s", secondsInPowerZone, decimals: 0) }
+        if let secondsInPowerZone = totals.secondsInPowerZone { json.add("power_zone_s", secondsInPowerZone, decimals: 0) }
         // From a wheel sensor: what it measured without a fix, and its circumference as GPS measures it.
         json.add("wheel_distance_m", ride.wheelDistanceMeters, decimals: 1)
-        json.add("wheel_mm_estimate", wheelEstimate, decimals: 0)
+        json.add("wheel_mm_estimate", totals.wheelEstimate, decimals: 0)
         return json.finish()
     }
 

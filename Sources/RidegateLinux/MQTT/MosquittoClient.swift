@@ -58,7 +58,8 @@ public final class MosquittoClient: @unchecked Sendable {
     private static let libraryReady: Bool = { mosquitto_lib_init() == MOSQ_ERR_SUCCESS.rawValue }()
 
     public init(settings: MQTTSettings, topicPrefix: String, store: any ReadingStore = MemoryReadingStore(),
-                replayWindow: Int = 100, logger: Logger) throws(MQTTError) {
+                replayWindow: Int = 100, healthFields: HealthFields = HealthFields(), logger: Logger) throws(MQTTError) {
+        self.healthFields = healthFields
         _ = MosquittoClient.libraryReady
         guard let mosq = mosquitto_new(settings.clientID, true, nil) else {
             throw MQTTError(operation: "new", code: errno, detail: "cannot create a client: \(Errno.current)")
@@ -154,6 +155,9 @@ public final class MosquittoClient: @unchecked Sendable {
         }
     }
 
+    /// What other adapters add to `health`.
+    private let healthFields: HealthFields
+
     public var isConnected: Bool { connected.withLock { $0 } }
 
     /// Waits (checking every 50 ms, for a one-off probe such as `ridegate doctor`) until connected.
@@ -174,7 +178,7 @@ public final class MosquittoClient: @unchecked Sendable {
                 if p.payload.hasSuffix("}") {
                     p.payload = String(p.payload.dropLast()) + ",\"spool_depth\":\(book.store.depth()),\"spool_dropped\":\(book.store.dropped)"
                         + ",\"spool_mode\":\"\(book.store.mode)\",\"spool_recoveries\":\(book.store.recoveries)"
-                        + ",\"mqtt_connects\":\(book.connects),\"replayed\":\(book.replayedCount)}"
+                        + ",\"mqtt_connects\":\(book.connects),\"replayed\":\(book.replayedCount)" + healthFields.jsonMembers + "}"
                 }
                 book.retained[p.topic] = p
                 if isConnected { send(p) }

@@ -29,6 +29,15 @@ public final class SQLiteSpool: @unchecked Sendable {
     private var insertsSinceSizeCheck = 0
     private var removalsSinceLowWater = 0
 
+    /// The schema, one step per version (`SQLiteSchema`). Version 1 is the layout of 0.x releases, which
+    /// left `user_version` at 0: its step creates the tables only where they do not exist, adopting those files.
+    static let schema = ["""
+        CREATE TABLE IF NOT EXISTS spool (id INTEGER PRIMARY KEY AUTOINCREMENT, topic TEXT NOT NULL,
+                                          payload TEXT NOT NULL, qos INTEGER NOT NULL);
+        CREATE TABLE IF NOT EXISTS sequence (topic TEXT PRIMARY KEY, value INTEGER NOT NULL);
+        CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+        """]
+
     public init(path: String, maximumBytes: Int64 = 200 * 1024 * 1024) throws(SpoolError) {
         self.path = path
         self.maximumBytes = maximumBytes
@@ -51,14 +60,8 @@ public final class SQLiteSpool: @unchecked Sendable {
         }
         db = handle
         sqlite3_busy_timeout(handle, 2000)
-        try execute("""
-            PRAGMA journal_mode=WAL;
-            PRAGMA synchronous=NORMAL;
-            CREATE TABLE IF NOT EXISTS spool (id INTEGER PRIMARY KEY AUTOINCREMENT, topic TEXT NOT NULL,
-                                              payload TEXT NOT NULL, qos INTEGER NOT NULL);
-            CREATE TABLE IF NOT EXISTS sequence (topic TEXT PRIMARY KEY, value INTEGER NOT NULL);
-            CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
-            """)
+        try execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
+        _ = try SQLiteSchema.migrate(handle, path: path, steps: Self.schema)
         // A damaged file must be found now, not as readings silently missing later.
         let check = try prepare("PRAGMA quick_check")
         defer { sqlite3_finalize(check) }

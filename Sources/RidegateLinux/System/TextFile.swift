@@ -40,8 +40,9 @@ public enum TextFile {
         try replace(path, withBytes: Array(text.utf8), mode: mode)
     }
 
-    /// The same for bytes (a FIT file).
-    public static func replace(_ path: String, withBytes bytes: [UInt8], mode: mode_t = 0o600) throws(SystemCallError) {
+    /// The same for bytes (a FIT file). `modeRequired: false` for a file on a FAT USB stick, which cannot
+    /// keep Unix permissions (fchmod fails there, and the file is fine).
+    public static func replace(_ path: String, withBytes bytes: [UInt8], mode: mode_t = 0o600, modeRequired: Bool = true) throws(SystemCallError) {
         let temporary = path + ".tmp"
         let fd: FileDescriptor
         do {
@@ -51,7 +52,7 @@ public enum TextFile {
         }
         defer { fd.close() }
         // Whatever the umask, and for a leftover temporary file created with other bits.
-        guard fchmod(fd.rawValue, mode) == 0 else { throw SystemCallError("fchmod", temporary, .current) }
+        guard fchmod(fd.rawValue, mode) == 0 || !modeRequired else { throw SystemCallError("fchmod", temporary, .current) }
         do {
             try fd.writeAll(bytes)
         } catch {

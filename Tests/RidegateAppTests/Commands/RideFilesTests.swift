@@ -59,10 +59,30 @@ import Testing
         #expect(Double(Int(fields[3]) ?? 0) > Double(points) * 0.9, "cadence on \(fields[3]) of \(points)")
         #expect(Double(Int(fields[4]) ?? 0) > Double(points) * 0.95, "power on \(fields[4]) of \(points)")
         #expect(fields[5] == "cycling")
+        // Valid against the GPX 1.1 schema (xmllint, Debian's libxml2-utils).
+        let xmllint = try ChildProcess(try Executables.find("xmllint", hint: "apt-get install libxml2-utils").path,
+                                       ["--noout", "--schema", Fixtures.repositoryRoot + "/Tests/Fixtures/schemas/gpx-1.1.xsd", gpx], captureOutput: true)
+        let valid = await xmllint.waitForExit(timeout: TestTime.seconds(30)).flatMap(ChildProcess.exitCode)
+        let lint = await xmllint.waitForAllOutput(timeout: 5)
+        #expect(valid == 0, "xmllint: \(lint.suffix(5))")
         // TCX, and both files through gpsbabel, a second reader: every point, heart rate on them, power in TCX.
         let tcx = state + "/ride.tcx"
         let (tcxExported, _) = try await run(["rides", "export", "latest", "--format", "tcx", "--output", tcx, "--state-directory", state])
         #expect(tcxExported == 0)
+        // python-tcxparser (PyPI, in the readers' virtualenv): distance, heart rate on every point that had it, cadence.
+        let readers = ProcessInfo.processInfo.environment["RIDEGATE_FIT_PYTHON"] ?? "/opt/ridegate-test/fit-sdk/bin/python"
+        let tcxReader = try ChildProcess(readers, ["-c", """
+            import sys, tcxparser
+            t = tcxparser.TCXParser(sys.argv[1])
+            print(t.activity_type, round(float(t.distance), 1), len(t.position_values()), len(t.hr_values()), t.hr_max, t.cadence_avg)
+            """, tcx], captureOutput: true)
+        #expect(await tcxReader.waitForExit(timeout: TestTime.seconds(30)).flatMap(ChildProcess.exitCode) == 0)
+        let parsed = (await tcxReader.waitForAllOutput(timeout: 5)).last?.split(separator: " ").map(String.init) ?? []
+        try #require(parsed.count == 6, "tcxparser said \(tcxReader.lines)")
+        #expect(parsed[0] == "biking")
+        #expect(abs((Double(parsed[1]) ?? 0) - distance) / distance < 0.01, "tcxparser \(parsed[1]) m, rides list \(distance) m")
+        #expect(Int(parsed[2]) == points && Double(Int(parsed[3]) ?? 0) > Double(points) * 0.95)
+        #expect((Int(parsed[4]) ?? 0) > 100 && (Int(parsed[5]) ?? 0) > 50)
         for (format, file) in [("gtrnctr", tcx), ("gpx", gpx)] {
             let babel = try ChildProcess(try Executables.find("gpsbabel", hint: "apt-get install gpsbabel").path,
                                          ["-t", "-i", format, "-f", file, "-o", "unicsv", "-F", "-"], captureOutput: true)
@@ -149,5 +169,38 @@ import Testing
         // One batch (5 s of GPS time) may be lost, plus the fixes between the last MQTT message read and the kill.
         #expect(lost <= 5 + 1, "last point \(end), last fix published \(published): \(lost) s lost")
         #expect((rides.first?["points"] as? Int ?? 0) >= 50)
+    }
+
+    @Test("Automatic export: each finished ride is written into ride.export_directory as FIT and GPX, named by its start, and announced on the retained rides/last")
+    func automaticExport() async throws {
+        let broker = try MosquittoBroker()
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rg-export-\(UUID().uuidString)").path
+        let exports = dir + "/usb"
+        try FileManager.default.createDirectory(atPath: exports, withIntermediateDirectories: true)
+        let config = dir + "/ridegate.toml"
+        try "[ride]\nexport_directory = \"\(exports)\"\nexport_formats = [\"fit\", \"gpx\"]\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let demo = try ChildProcess(RidegateAppTestsPaths.executable,
+                                    ["demo", "--broker", "127.0.0.1:\(broker.port)", "--speed", "60", "--state-directory", dir + "/state",
+                                     "--config", config, "--device-id", "auto"], captureOutput: true)
+        try await TestTime.pause(4)
+        demo.signal(SIGTERM)
+        #expect(await demo.waitForExit(timeout: TestTime.seconds(10)).flatMap(ChildProcess.exitCode) == 0)
+        let files = try FileManager.default.contentsOfDirectory(atPath: exports).sorted()
+        #expect(files == ["2026-06-21-1600-ride-1.fit", "2026-06-21-1600-ride-1.gpx"], "\(files)")
+        let last = try #require(try await MQTTSubscriber.retained(port: broker.port, topic: "ridegate/auto/rides/last").first).json
+        #expect(last["id"] as? Int == 1 && (last["name"] as? String)?.hasPrefix("Morning ride 2026-06-21") == true, "\(last)")
+        #expect(last["files"] as? [String] == files.map { exports + "/" + $0 })
+        let (_, listed) = try await run(["rides", "list", "--state-directory", dir + "/state", "--json"])
+        #expect(listed.joined().contains(#""exported":["fit","gpx"]"#))
+        // A directory that is not there (the stick is out): said once, the ride stays in the log, the demo exits 0.
+        try "[ride]\nexport_directory = \"/nonexistent/usb\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let missing = try ChildProcess(RidegateAppTestsPaths.executable,
+                                       ["demo", "--broker", "127.0.0.1:\(broker.port)", "--speed", "60", "--state-directory", dir + "/state2",
+                                        "--config", config], captureOutput: true)
+        try await TestTime.pause(3)
+        missing.signal(SIGTERM)
+        #expect(await missing.waitForExit(timeout: TestTime.seconds(10)).flatMap(ChildProcess.exitCode) == 0)
+        let log = await missing.waitForAllOutput(timeout: 5)
+        #expect(log.filter { $0.contains("cannot write the ride's files") && $0.contains("/nonexistent/usb") }.count == 1, "\(log.suffix(8))")
     }
 }

@@ -134,8 +134,15 @@ import Testing
         _ = c.handle(.gpsFix(GPSFix(time: Timestamp(secondsSince1970: 1_782_057_600), mode: .threeD, latitude: 40, longitude: -105), at: at(1)))
         _ = c.handle(.sensorState(.strap("s1"), .connected, at: at(2)))
         _ = c.handle(.sensorDetails(.strap("s1"), SensorDetails(name: "H10", bodyLocation: nil, batteryPercent: 80), at: at(3)))
+        _ = c.handle(.heartRate(strap: "s1", HeartRateMeasurement(beatsPerMinute: 120), at: at(3.5)))
+        _ = c.handle(.heartRate(strap: "s1", HeartRateMeasurement(beatsPerMinute: 140), at: at(3.6)))
         let out = allPublications(c.shutdownEffects(at: at(4)))
         #expect(out.first?.topic == "ride")
+        // The ride summary is retained and, at the stop, final; with the strap's average and maximum.
+        #expect(out.first?.retain == true && out.first?.payload.contains(#""final":true"#) == true)
+        #expect(out.first?.payload.contains(#""avg_hr_bpm":130,"max_hr_bpm":140,"elevation_gain_m":0,"elevation_loss_m":0"#) == true,
+                "\(out.first?.payload ?? "")")
+        #expect(c.rideSummary(ts: Timestamp(secondsSince1970: 1_782_057_600)).payload.contains(#""final":false"#))
         let gps = try #require(out.first { $0.topic == "gps/state" })
         #expect(gps.retain && gps.payload.contains(#""state":"stopped""#))
         let strap = try #require(out.first { $0.topic == "strap/s1/state" })

@@ -62,4 +62,71 @@ import Testing
         var info = stat()
         #expect(stat(file, &info) == 0 && info.st_mode & 0o777 == 0o600)
     }
+
+    /// Standing still at `t` (speed 0, the gateway's distance unchanged).
+    func standing(_ t: Double, distance: Double) -> RidePoint {
+        var p = point(t, distance: distance)
+        p.speed = 0
+        p.latitude = 40
+        return p
+    }
+
+    @Test("A stop longer than the gap ends the ride: nothing is kept while standing past it, the standing tail is dropped, the next move starts a new named ride")
+    func longStopSplits() throws {
+        let store = try SQLiteRideStore(path: path(), newRideAfter: 600)
+        try store.record((0..<10).map { point(Double($0), distance: Double($0) * 5) })
+        // A café stop of 5 minutes: kept in the ride, as a gap in moving time.
+        try store.record((10..<310).map { standing(Double($0), distance: 45) })
+        try store.record((310..<320).map { point(Double($0), distance: 45 + Double($0 - 309) * 5) })
+        #expect(try store.rides().count == 1 && (try store.rides()[0].points) == 320)
+        #expect(store.takeFinished().isEmpty)
+        // Home: parked for two hours with the Pi on. Points stop after 10 minutes of standing.
+        try store.record(stride(from: 320.0, to: 7520, by: 1).map { standing($0, distance: 95) })
+        var rides = try store.rides()
+        #expect(rides.count == 1 && rides[0].points == 320 + 600, "\(rides[0].points)")
+        // Off again: a new ride; the first loses its standing tail, keeps its café stop, and is finished.
+        try store.record((7520..<7530).map { point(Double($0), distance: 95 + Double($0 - 7519) * 5) })
+        rides = try store.rides()
+        #expect(rides.count == 2)
+        #expect(rides[0].points == 320 && rides[0].end.secondsSince1970 == 1_782_057_600 + 319 && rides[0].distanceMeters == 95)
+        #expect(rides[1].points == 10 && rides[1].distanceMeters == 45 && rides[1].name.hasSuffix("near 40.34° N 105.00° W"))
+        #expect(store.takeFinished() == [rides[0].id])
+        #expect(store.takeFinished().isEmpty)
+        #expect(rides[0].averageHeartRate == 120 && rides[0].maximumHeartRate == 120 && rides[0].elevationGainMeters == 0)
+    }
+
+    @Test("A gateway that never moved leaves no ride behind once a real ride starts")
+    func standingOnlyIsNoRide() throws {
+        let store = try SQLiteRideStore(path: path(), newRideAfter: 600)
+        try store.record(stride(from: 0.0, to: 1000, by: 1).map { standing($0, distance: 0) })
+        #expect(try store.rides().count == 1)
+        try store.record((5000..<5010).map { point(Double($0), distance: Double($0 - 4999) * 5) })
+        let rides = try store.rides()
+        #expect(rides.count == 1 && rides[0].points == 10)
+        #expect(store.takeFinished().isEmpty)
+    }
+
+    @Test("Limits: rides past keep_days go; over the size limit the oldest exported go first, then the oldest; never the newest")
+    func pruning() throws {
+        let store = try SQLiteRideStore(path: path(), newRideAfter: 60)
+        for day in 0..<5 { // five rides, a day apart, 2000 points each
+            let t0 = Double(day) * 86_400
+            try store.record((0..<2000).map { point(t0 + Double($0), distance: Double($0) * 5) })
+        }
+        let ids = try store.rides().map(\.id)
+        #expect(ids.count == 5)
+        try store.markExported(ride: ids[2], format: "fit")
+        let now = Timestamp(secondsSince1970: 1_782_057_600 + 4 * 86_400 + 3000)
+        // Age: rides that ended more than 3.5 days ago: the first.
+        var removed = try store.prune(maximumBytes: nil, maximumAgeDays: 3.5, now: now)
+        #expect(removed.map(\.id) == [ids[0]])
+        // Size: room for about two rides. The exported one goes first, then the oldest; the newest stays.
+        let perRide = try store.usedBytes() / 4
+        removed = try store.prune(maximumBytes: perRide * 2 + perRide / 2, maximumAgeDays: nil, now: now)
+        #expect(removed.map(\.id) == [ids[2], ids[1]], "\(removed.map(\.id))")
+        #expect(try store.rides().map(\.id) == [ids[3], ids[4]])
+        // Even a tiny limit keeps the newest ride.
+        _ = try store.prune(maximumBytes: 1, maximumAgeDays: 0.001, now: now)
+        #expect(try store.rides().map(\.id) == [ids[4]])
+    }
 }

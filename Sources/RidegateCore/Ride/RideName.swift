@@ -1,0 +1,26 @@
+/// A ride's name from its first fix, as a rider would say it: "Morning ride 2026-06-21 near 52.52° N 13.41° E".
+///
+/// The Pi has no time zone it can trust on a ride (often no network, no RTC), so the part of the day and the
+/// date are the sun's local time at the start (UTC shifted by longitude / 15 h): a ride at 7 a.m. is a
+/// morning ride in Berlin and in Denver alike. The place is the start, rounded to about a kilometre.
+public enum RideName {
+    public static func make(start: Timestamp, latitude: Double, longitude: Double) -> String {
+        let lon = longitude.isFinite ? max(-180, min(180, longitude)) : 0
+        let lat = latitude.isFinite ? max(-90, min(90, latitude)) : 0
+        let solar = Timestamp(secondsSince1970: start.secondsSince1970 + lon / 15 * 3600)
+        let hour = Int(solar.secondsOfDay / 3600)
+        let part = switch hour {
+        case 5..<12: "Morning"
+        case 12..<17: "Afternoon"
+        case 17..<21: "Evening"
+        default: "Night"
+        }
+        return "\(part) ride \(solar.iso8601.prefix(10)) near \(degrees(lat, positive: "N", negative: "S")) \(degrees(lon, positive: "E", negative: "W"))"
+    }
+
+    private static func degrees(_ value: Double, positive: String, negative: String) -> String {
+        let hundredths = Int((abs(value) * 100).rounded())
+        let fraction = hundredths % 100
+        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)° \(value < 0 ? negative : positive)"
+    }
+}

@@ -1,0 +1,25 @@
+import CSQLite
+
+/// A SQLite file's schema version (`PRAGMA user_version`) and the forward migrations to the current one, run
+/// at open in one transaction: a package upgrade carries every spooled reading and every ride along. A file
+/// from a newer ridegate is refused rather than misread.
+enum SQLiteSchema {
+    /// `steps[n]` takes a file from version n to n + 1 (`steps[0]` creates, or adopts, the first layout).
+    static func migrate(_ db: OpaquePointer?, path: String, steps: [String]) throws(SpoolError) -> (from: Int, to: Int) {
+        let version = Int(try SQLiteCalls.scalar(db, "PRAGMA user_version", path: path))
+        guard version <= steps.count else {
+            throw SpoolError(path: path, operation: "open",
+                             message: "written by a newer ridegate (schema \(version), this one knows up to \(steps.count)); upgrade ridegate or move the file aside")
+        }
+        guard version < steps.count else { return (version, version) }
+        try SQLiteCalls.execute(db, "BEGIN IMMEDIATE", path: path)
+        do throws(SpoolError) {
+            for step in steps[version...] { try SQLiteCalls.execute(db, step, path: path) }
+            try SQLiteCalls.execute(db, "PRAGMA user_version = \(steps.count); COMMIT", path: path)
+        } catch {
+            _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
+            throw error
+        }
+        return (version, steps.count)
+    }
+}

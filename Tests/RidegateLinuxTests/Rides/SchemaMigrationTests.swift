@@ -1,0 +1,77 @@
+import Foundation
+import RidegateCore
+import RidegateLinux
+import RidegateTestSupport
+import Testing
+
+/// A package upgrade never loses a spool or a ride: files written by the previous release (Tests/Fixtures/
+/// previous-release) open with this one, keep every reading and point, and carry the new schema version.
+@Suite struct SchemaMigrationTests {
+    func copy(_ name: String) throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rg-migrate-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let target = dir + "/" + name
+        try FileManager.default.copyItem(atPath: Fixtures.repositoryRoot + "/Tests/Fixtures/previous-release/" + name, toPath: target)
+        return target
+    }
+
+    func userVersion(_ path: String) throws -> Int {
+        let sqlite = try Executables.find("python3", hint: "apt-get install python3").path
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: sqlite)
+        probe.arguments = ["-c", "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('pragma user_version').fetchone()[0])", path]
+        let pipe = Pipe()
+        probe.standardOutput = pipe
+        try probe.run()
+        probe.waitUntilExit()
+        return Int(String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    }
+
+    @Test("The previous release's ride log (schema 1): every point kept, the ride named from its first point, totals worked out; schema 2 after")
+    func rideLogFromSchemaOne() throws {
+        let file = try copy("rides.sqlite")
+        #expect(try userVersion(file) == 1)
+        let store = try SQLiteRideStore(path: file)
+        let rides = try store.rides()
+        #expect(rides.count == 1)
+        let ride = try #require(rides.first)
+        #expect(ride.points == 265 && abs(ride.distanceMeters - 1659.233) < 0.01)
+        #expect(ride.name == "Morning ride 2026-06-21 near 40.01° N 105.27° W", "\(ride.name)") // Boulder, 16:00 UTC
+        #expect(try store.points(ride: ride.id).count == 265)
+        #expect((ride.averageHeartRate ?? 0) > 60 && ride.elevationGainMeters != nil)
+        #expect(try userVersion(file) == SQLiteRideStore.schemaVersion)
+        // The migrated ride carries on: a point 10 minutes later, moving, joins it.
+        let last = try #require(try store.points(ride: ride.id).last)
+        var next = last
+        next.time = last.time + 600
+        next.latitude += 0.001
+        try store.record([next])
+        #expect(try store.rides().count == 1 && (try store.rides().first?.points) == 266)
+    }
+
+    @Test("The previous release's spool (no schema version): all 835 readings and their sequence numbers kept; schema 1 after")
+    func spoolFromVersionZero() throws {
+        let file = try copy("spool.sqlite")
+        #expect(try userVersion(file) == 0)
+        let spool = try SQLiteSpool(path: file)
+        #expect(spool.depth() == 835)
+        #expect((spool.sequences()["heart_rate"] ?? 0) > 0 || (spool.sequences()["gps"] ?? 0) > 0)
+        #expect(try userVersion(file) == 1)
+    }
+
+    @Test("A file from a newer ridegate is refused with what to do, not misread")
+    func newerSchemaRefused() throws {
+        let file = try copy("rides.sqlite")
+        let python = try Executables.find("python3", hint: "apt-get install python3").path
+        let bump = Process()
+        bump.executableURL = URL(fileURLWithPath: python)
+        bump.arguments = ["-c", "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('pragma user_version = 99'); c.commit()", file]
+        try bump.run()
+        bump.waitUntilExit()
+        #expect {
+            _ = try SQLiteRideStore(path: file)
+        } throws: { error in
+            "\(error)".contains("newer ridegate (schema 99, this one knows up to \(SQLiteRideStore.schemaVersion))")
+        }
+    }
+}
