@@ -9,7 +9,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // C libraries, found through pkg-config.
@@ -43,10 +42,7 @@ let package = Package(
         // The one place that wires sources, core and sinks; config loading; the demo's simulated ride.
         .target(
             name: "RidegateApp",
-            dependencies: [
-                "RidegateCore", "RidegateLinux",
-                .product(name: "TOMLKit", package: "TOMLKit"),
-            ]),
+            dependencies: ["RidegateCore", "RidegateLinux"]),
         .executableTarget(
             name: "ridegate",
             dependencies: [

@@ -86,19 +86,19 @@ struct RidesCommand: ParsableCommand {
             }
             print("id  start                     distance   moving    elapsed   points  exported  name")
             for ride in rides {
-                let id = String(ride.id).padding(toLength: 3, withPad: " ", startingAt: 0)
+                let id = String(ride.id).padded(to: 3)
                 let distance = (String(Int(ride.distanceMeters / 100) / 10) + "." + String(Int(ride.distanceMeters / 100) % 10) + " km")
-                    .padding(toLength: 10, withPad: " ", startingAt: 0)
+                    .padded(to: 10)
                 print("\(id) \(ride.start.iso8601)  \(distance) \(Self.duration(ride.movingSeconds))  \(Self.duration(ride.elapsedSeconds))  "
-                      + String(ride.points).padding(toLength: 7, withPad: " ", startingAt: 0) + " "
-                      + (ride.exported.isEmpty ? "-" : ride.exported.joined(separator: ",")).padding(toLength: 9, withPad: " ", startingAt: 0) + " " + ride.name)
+                      + String(ride.points).padded(to: 7) + " "
+                      + (ride.exported.isEmpty ? "-" : ride.exported.joined(separator: ",")).padded(to: 9) + " " + ride.name)
             }
         }
 
         static func duration(_ seconds: Double) -> String {
             let s = max(0, Int(seconds))
             let text = "\(s / 3600):" + String(format2(s / 60 % 60)) + ":" + String(format2(s % 60))
-            return text.padding(toLength: 8, withPad: " ", startingAt: 0)
+            return text.padded(to: 8)
         }
 
         static func format2(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }

@@ -89,10 +89,10 @@ struct ScanCommand: AsyncParsableCommand {
         text += "address            type    rssi  measures                   name\n"
         for d in devices.sorted(by: { $0.rssi > $1.rssi }) {
             let address = d.address.description
-            let kind = d.address.kind.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)
-            let rssi = String(d.rssi).padding(toLength: 5, withPad: " ", startingAt: 0)
+            let kind = d.address.kind.rawValue.padded(to: 7)
+            let rssi = String(d.rssi).padded(to: 5)
             let kinds = d.advertising.sensorKinds.map(\.measures).joined(separator: ", ")
-            let measures = (kinds.isEmpty ? "-" : kinds).padding(toLength: 26, withPad: " ", startingAt: 0)
+            let measures = (kinds.isEmpty ? "-" : kinds).padded(to: 26)
             text += "\(address)  \(kind) \(rssi) \(measures) \(d.advertising.localName ?? "-")\n"
         }
         if devices.isEmpty {

@@ -59,7 +59,7 @@ struct SunCommand: ParsableCommand {
         print("Sun at \(Self.coordinate(lat, "N", "S")), \(Self.coordinate(lon, "E", "W")) on \(day) (times in \(zone))")
         print("")
         func line(_ label: String, _ t: Timestamp?, missing: String) {
-            print(label.padding(toLength: 16, withPad: " ", startingAt: 0) + (t.map(LocalTime.format) ?? missing))
+            print(label.padded(to: 16) + (t.map(LocalTime.format) ?? missing))
         }
         let noSun = result.sun.status == .polarDay ? "— (polar day: the sun stays up)" : "— (polar night: the sun stays down)"
         let noTwilight = result.civil.status == .polarDay ? "— (it never gets darker than civil twilight)" : "— (it stays darker than civil twilight)"

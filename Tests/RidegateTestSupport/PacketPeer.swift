@@ -5,14 +5,15 @@ import RidegateLinux
 /// Receiving is event-driven (a Dispatch read source), so a waiting test never blocks a thread of the
 /// cooperative pool that the code under test needs.
 public final class PacketPeer: @unchecked Sendable {
-    public let descriptor: FileDescriptor
+    public let descriptor: SharedDescriptor
     private let received = Observed<[[UInt8]]>([])
     private var consumed = 0
     private let reader: Task<Void, Never>
 
     public init(_ descriptor: FileDescriptor) {
-        self.descriptor = descriptor
-        let stream = ReadableChunks.stream(descriptor, label: "peer")
+        let shared = SharedDescriptor(descriptor)
+        self.descriptor = shared
+        let stream = ReadableChunks.stream(shared, label: "peer")
         let received = received
         reader = Task {
             do {
@@ -31,12 +32,12 @@ public final class PacketPeer: @unchecked Sendable {
     }
 
     public func send(_ bytes: [UInt8]) {
-        _ = bytes.withUnsafeBytes { Glibc.send(descriptor.rawValue, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        _ = descriptor.use { fd in bytes.withUnsafeBytes { Glibc.send(fd.rawValue, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } }
     }
 
     /// Hangs up: the reader's cancellation closes the descriptor.
     public func close() {
-        _ = shutdownDescriptor(descriptor)
+        _ = descriptor.use { shutdownDescriptor($0) }
         reader.cancel()
     }
 }

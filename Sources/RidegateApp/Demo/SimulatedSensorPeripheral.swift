@@ -38,7 +38,8 @@ public final class SimulatedSensorPeripheral: Sendable {
         var value: [UInt8]
     }
 
-    private let fd: FileDescriptor
+    /// Shared with the read loop, which closes it when the client goes: later notifications do nothing.
+    private let fd: SharedDescriptor
     private let behaviour: Behaviour
     private let attributes: [Attribute]
     /// Each notifying characteristic's value handle and its CCCD handle.
@@ -51,7 +52,7 @@ public final class SimulatedSensorPeripheral: Sendable {
     }
 
     public init(descriptor: FileDescriptor, behaviour: Behaviour = Behaviour()) {
-        fd = descriptor
+        fd = SharedDescriptor(descriptor)
         self.behaviour = behaviour
         var table: [Attribute] = []
         var notifying: [BluetoothUUID: (value: UInt16, cccd: UInt16)] = [:]
@@ -125,12 +126,12 @@ public final class SimulatedSensorPeripheral: Sendable {
 
     /// Drops the link, as a strap going out of range.
     public func disconnect() {
-        _ = shutdownDescriptor(fd)
+        _ = fd.use { shutdownDescriptor($0) }
     }
 
     private func send(_ pdu: [UInt8]) throws {
-        let result = pdu.withUnsafeBytes { raw in Result { () throws(Errno) -> Int in try fd.write(raw) } }
-        _ = try result.get()
+        let result = fd.use { fd in pdu.withUnsafeBytes { raw in Result { () throws(Errno) -> Int in try fd.write(raw) } } }
+        _ = try result?.get()
     }
 
     private func respond(to bytes: [UInt8]) -> [UInt8]? {

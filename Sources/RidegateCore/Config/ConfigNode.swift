@@ -47,18 +47,21 @@ public struct ConfigNode: Sendable {
 public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
     public var file: String
     public var line: Int?
+    /// The column too, where it matters (a syntax error).
+    public var column: Int?
     public var key: String
     public var problem: String
 
-    public init(file: String, line: Int?, key: String, problem: String) {
+    public init(file: String, line: Int?, column: Int? = nil, key: String, problem: String) {
         self.file = file
         self.line = line
+        self.column = column
         self.key = key
         self.problem = problem
     }
 
     public var description: String {
-        let place = line.map { "\(file):\($0)" } ?? file
+        let place = line.map { line in column.map { "\(file):\(line):\($0)" } ?? "\(file):\(line)" } ?? file
         return key.isEmpty ? "\(place): \(problem)" : "\(place): \(key): \(problem)"
     }
 }

@@ -8,28 +8,37 @@ import RidegateCore
 /// Reads only ever happen after epoll says the socket is readable (a Dispatch read source): Debian's 6.1
 /// kernel can leave a blocking read(2) on an L2CAP socket asleep forever although the reply has arrived.
 public final class ATTBearer: Sendable {
-    public let descriptor: FileDescriptor
+    /// Closed by the read source when the link ends; a send or disconnect after that does nothing (the
+    /// number may already be another socket's).
+    public let descriptor: SharedDescriptor
     public let label: String
     /// Incoming PDUs; finishes when the peer disconnects, throws on a socket error.
     public let incoming: AsyncThrowingStream<[UInt8], Error>
 
     public init(descriptor: FileDescriptor, label: String) {
-        self.descriptor = descriptor
+        self.descriptor = SharedDescriptor(descriptor)
         self.label = label
-        incoming = ReadableChunks.stream(descriptor, label: label)
+        incoming = ReadableChunks.stream(self.descriptor, label: label)
     }
 
-    /// send(2) of one PDU.
+    /// send(2) of one PDU; ENOTCONN once the link is closed.
     public func send(_ pdu: [UInt8]) throws(Errno) {
-        let result = pdu.withUnsafeBytes { raw in
-            retryingOnInterrupt { Glibc.send(descriptor.rawValue, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL)) }
+        let result = descriptor.use { fd in
+            pdu.withUnsafeBytes { raw in
+                retryingOnInterrupt { Glibc.send(fd.rawValue, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL)) }
+            }
         }
-        if case .failure(let e) = result { throw e }
+        switch result {
+        case nil: throw Errno.notConnected
+        case .failure(let e)?: throw e
+        case .success?: return
+        }
     }
 
-    /// shutdown(2): the peer sees the link go away; the read source then closes the descriptor.
+    /// shutdown(2): the peer sees the link go away; the read source then closes the descriptor. Safe to call
+    /// more than once, and after the link has ended.
     public func disconnect() {
-        _ = shutdown(descriptor.rawValue, Int32(SHUT_RDWR))
+        _ = descriptor.use { shutdown($0.rawValue, Int32(SHUT_RDWR)) }
     }
 
     /// A connected pair: a bearer for the client and the raw descriptor for a simulated peripheral.

@@ -16,6 +16,8 @@ public struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
     public static let busy = Errno(rawValue: EBUSY)
     public static let inProgress = Errno(rawValue: EINPROGRESS)
     public static let timedOut = Errno(rawValue: ETIMEDOUT)
+    public static let notConnected = Errno(rawValue: ENOTCONN)
+    public static let badDescriptor = Errno(rawValue: EBADF)
 
     /// strerror(3).
     public var description: String { String(cString: strerror(rawValue)) }

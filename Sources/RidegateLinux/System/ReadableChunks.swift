@@ -8,11 +8,24 @@ import Glibc
 /// unplugged). Cancelling the consuming task cancels the source, which then closes the descriptor.
 public enum ReadableChunks {
     public static func stream(_ fd: FileDescriptor, label: String) -> AsyncThrowingStream<[UInt8], Error> {
+        stream(fd, label: label, close: { fd.close() })
+    }
+
+    /// The same for a descriptor others also use (send, shutdown): closed through `shared`, so their later
+    /// uses become no-ops instead of reaching whatever reuses the number.
+    public static func stream(_ shared: SharedDescriptor, label: String) -> AsyncThrowingStream<[UInt8], Error> {
+        guard let fd = shared.use({ $0 }) else {
+            return AsyncThrowingStream { $0.finish(throwing: SystemCallError("read", label, .badDescriptor)) }
+        }
+        return stream(fd, label: label, close: { shared.close() })
+    }
+
+    private static func stream(_ fd: FileDescriptor, label: String, close: @escaping @Sendable () -> Void) -> AsyncThrowingStream<[UInt8], Error> {
         AsyncThrowingStream(bufferingPolicy: .bufferingNewest(256)) { continuation in
             do throws(Errno) {
                 try fd.setNonBlocking()
             } catch {
-                fd.close()
+                close()
                 continuation.finish(throwing: SystemCallError("fcntl", label, error))
                 return
             }
@@ -41,7 +54,7 @@ public enum ReadableChunks {
                 }
             }
             source.setCancelHandler {
-                fd.close()
+                close()
                 buffer.deallocate()
             }
             let cancel = SourceCanceller(source)
