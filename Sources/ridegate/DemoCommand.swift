@@ -17,7 +17,14 @@ struct DemoCommand: AsyncParsableCommand {
             it stops.
             """)
 
-    @Option(help: ArgumentHelp("The MQTT broker, as host:port or host.", valueName: "host:port"))
+    @Option(help: ArgumentHelp("The MQTT broker, as host:port or host (default: localhost:1883).", valueName: "host:port"),
+            transform: { text in
+                do throws(BrokerAddress.ParseError) {
+                    return try BrokerAddress(parsing: text)
+                } catch {
+                    throw ValidationError(error.description)
+                }
+            })
     var broker: BrokerAddress = BrokerAddress(host: "localhost", port: 1883)
 
     @Option(help: ArgumentHelp("Play the ride this many times faster than real time (0.1 to 100).", valueName: "factor"))
@@ -39,8 +46,7 @@ struct DemoCommand: AsyncParsableCommand {
         valueName: "path"))
     var stateDirectory: String?
 
-    @Option(help: ArgumentHelp("Log at this level and above.", valueName: "level"))
-    var logLevel: LogLevelArgument?
+    @OptionGroup var logging: LogLevelOption
 
     func validate() throws {
         guard (0.1...100).contains(speed) else {
@@ -76,7 +82,7 @@ struct DemoCommand: AsyncParsableCommand {
         settings.mqtt.port = broker.port
         // Its own namespace: a demo must never speak as (or over) the real gateway on the same broker.
         settings.deviceID = deviceID ?? GatewayAssembly.demoDeviceID(settings)
-        let logger = Logger(label: "ridegate", level: logLevel?.level ?? settings.logLevel, handler: StandardErrorLogHandler.detect())
+        let logger = logging.logger(configured: settings.logLevel)
         guard let ridePath = ride ?? DemoRideLocator.bundledRide() else {
             writeError("the bundled demo ride was not found; pass one with --ride PATH")
             throw ExitCode(ExitStatus.unavailable)
@@ -90,33 +96,9 @@ struct DemoCommand: AsyncParsableCommand {
             logger.critical("cannot start the demo", [("error", error.description)])
             throw ExitCode(ExitStatus.unavailable)
         }
-        logger.info("demo started", [("mqtt.broker", "\(broker.host):\(broker.port)"), ("device_id", GatewayAssembly.deviceID(settings))])
+        logger.info("demo started", [("mqtt.broker", broker.description), ("device_id", GatewayAssembly.deviceID(settings))])
         _ = await gateway.run(signals: signals.signals)
     }
-}
-
-struct BrokerAddress: ExpressibleByArgument, Sendable {
-    var host: String
-    var port: Int
-
-    init(host: String, port: Int) {
-        self.host = host
-        self.port = port
-    }
-
-    init?(argument: String) {
-        let parts = argument.split(separator: ":", omittingEmptySubsequences: false)
-        guard let host = parts.first, !host.isEmpty, parts.count <= 2 else { return nil }
-        self.host = String(host)
-        if parts.count == 2 {
-            guard let port = Int(parts[1]), (1...65535).contains(port) else { return nil }
-            self.port = port
-        } else {
-            port = 1883
-        }
-    }
-
-    var defaultValueDescription: String { "\(host):\(port)" }
 }
 
 /// Where the bundled ride lives: beside an installed binary, or in the source tree of a development build.

@@ -10,12 +10,11 @@ struct DoctorCommand: AsyncParsableCommand {
         abstract: "Check this machine for riding: config, GPS, UART/Bluetooth, adapter, LED line, broker, clock.",
         discussion: "Each check says what it found and, if something is wrong, what to do. Exit status 0 only if nothing failed.")
 
-    @Option(help: ArgumentHelp("The configuration file.", valueName: "path"))
-    var config: String = "/etc/ridegate/ridegate.toml"
+    @OptionGroup var configFile: ConfigFileOption
 
     func run() async throws {
         let logger = Logger(label: "doctor", level: .error, handler: StandardErrorLogHandler.detect())
-        let checks = await Doctor(configPath: config, logger: logger).run()
+        let checks = await Doctor(configPath: configFile.config, logger: logger).run()
         let colour = isatty(1) == 1
         for check in checks {
             let mark: String

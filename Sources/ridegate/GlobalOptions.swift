@@ -3,11 +3,26 @@ import RidegateApp
 import RidegateCore
 import RidegateLinux
 
-/// Options every long-running command shares.
-struct GlobalOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The configuration file.", valueName: "path"))
-    var config: String = "/etc/ridegate/ridegate.toml"
+/// `--config`: the one declaration every command that reads the configuration shares.
+struct ConfigFileOption: ParsableArguments {
+    static let defaultPath = "/etc/ridegate/ridegate.toml"
 
+    @Option(name: .long, help: ArgumentHelp("The configuration file.", valueName: "path"))
+    var config: String = ConfigFileOption.defaultPath
+
+    /// The validated configuration; a mistake is printed (file:line: key: what to do) and exits 78.
+    func load() throws -> GatewayConfig {
+        do {
+            return try TOMLConfigLoader.load(path: config)
+        } catch {
+            writeError(error.description)
+            throw ExitCode(ExitStatus.config)
+        }
+    }
+}
+
+/// `--log-level`, shared by the commands that log as they run.
+struct LogLevelOption: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
         "Log at this level and above: trace, debug, info, notice, warning, error, critical. Overrides log_level in the config.",
         valueName: "level"))
@@ -16,6 +31,16 @@ struct GlobalOptions: ParsableArguments {
     func logger(configured: Logger.Level) -> Logger {
         Logger(label: "ridegate", level: logLevel?.level ?? configured, handler: StandardErrorLogHandler.detect())
     }
+}
+
+/// Options every long-running command shares.
+struct GlobalOptions: ParsableArguments {
+    @OptionGroup var configFile: ConfigFileOption
+    @OptionGroup var logging: LogLevelOption
+
+    var config: String { configFile.config }
+
+    func logger(configured: Logger.Level) -> Logger { logging.logger(configured: configured) }
 }
 
 struct LogLevelArgument: ExpressibleByArgument {

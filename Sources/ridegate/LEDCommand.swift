@@ -17,8 +17,7 @@ struct LEDCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show every zone and status pattern in turn, each for a few seconds, naming it on the console.")
 
-        @Option(help: ArgumentHelp("The configuration file.", valueName: "path"))
-        var config: String = "/etc/ridegate/ridegate.toml"
+        @OptionGroup var configFile: ConfigFileOption
 
         @Option(help: ArgumentHelp("Seconds per pattern (1 to 30).", valueName: "seconds"))
         var seconds: Int = 4
@@ -27,25 +26,21 @@ struct LEDCommand: AsyncParsableCommand {
         var console = false
 
         func run() async throws {
-            let settings = try LEDCommand.loadConfig(config)
+            let settings = try configFile.load()
             let logger = Logger(label: "led", level: .info, handler: StandardErrorLogHandler.detect())
             let output = try LEDCommand.output(settings, console: console, logger: logger)
             let sink = LEDSink(output: output, layout: GatewayAssembly.ledLayout(settings))
             let zones = settings.zones.zones.count
             let signals: [LEDSignal] = (0...zones).map { .zone($0, of: zones) } + [.zoneAtDusk(2, of: zones), .searchingForStrap, .strapLost, .noSensorContact, .noGPSFix, .sunsetSoon]
             let stop = TerminationSignals()
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    for signal in signals {
-                        if Task.isCancelled { return }
-                        logger.notice("showing", [("led.signal", signal.description)])
-                        sink.apply(.showOnLED(signal))
-                        try? await Task.sleep(nanoseconds: UInt64(seconds) * 1_000_000_000)
-                    }
+            let each = UInt64(seconds) * 1_000_000_000
+            _ = await withDeadline(seconds: nil, stop: stop.signals) {
+                for signal in signals {
+                    if Task.isCancelled { return }
+                    logger.notice("showing", [("led.signal", signal.description)])
+                    sink.apply(.showOnLED(signal))
+                    try? await Task.sleep(nanoseconds: each)
                 }
-                group.addTask { for await _ in stop.signals { return } }
-                await group.next()
-                group.cancelAll()
             }
             await sink.shutdown()
         }
@@ -54,26 +49,16 @@ struct LEDCommand: AsyncParsableCommand {
     struct Off: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Drive the LED line low and release it.")
 
-        @Option(help: ArgumentHelp("The configuration file.", valueName: "path"))
-        var config: String = "/etc/ridegate/ridegate.toml"
+        @OptionGroup var configFile: ConfigFileOption
 
         func run() throws {
-            let settings = try LEDCommand.loadConfig(config)
+            let settings = try configFile.load()
             do {
                 for line in try GatewayAssembly.requestLEDLines(settings) { line.release() } // each is driven off first
             } catch {
                 writeError(error.description)
                 throw ExitCode(ExitStatus.unavailable)
             }
-        }
-    }
-
-    static func loadConfig(_ path: String) throws -> GatewayConfig {
-        do {
-            return try TOMLConfigLoader.load(path: path)
-        } catch {
-            writeError(error.description)
-            throw ExitCode(ExitStatus.config)
         }
     }
 

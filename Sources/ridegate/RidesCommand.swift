@@ -16,14 +16,14 @@ struct RidesCommand: ParsableCommand {
         @Option(name: .long, help: ArgumentHelp("The state directory holding rides.sqlite (e.g. the demo's).", valueName: "path"))
         var stateDirectory: String?
 
-        @Option(name: .long, help: ArgumentHelp("Read state_directory from this configuration file.", valueName: "path"))
-        var config: String = "/etc/ridegate/ridegate.toml"
+        /// Where state_directory comes from when --state-directory is not given.
+        @OptionGroup var configFile: ConfigFileOption
 
         func open() throws -> SQLiteRideStore {
             var directory = stateDirectory
             if directory == nil {
                 do {
-                    directory = try TOMLConfigLoader.load(path: config).stateDirectory
+                    directory = try TOMLConfigLoader.load(path: configFile.config).stateDirectory
                 } catch {
                     writeError("\(error.description) (or pass --state-directory)")
                     throw ExitCode(ExitStatus.config)

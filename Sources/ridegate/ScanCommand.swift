@@ -34,47 +34,39 @@ struct ScanCommand: AsyncParsableCommand {
         let live = !json && isatty(1) == 1
         let showAll = all
         let jsonOutput = json
-        let outcome: Result<Void, BluetoothError> = await withTaskGroup(of: Result<Void, BluetoothError>?.self) { group in
-            group.addTask {
-                do throws(BluetoothError) {
-                    try await AdvertisementScanner().scan { device in
-                        guard showAll || !device.advertising.sensorKinds.isEmpty else { return }
-                        let merged = table.withLock { devices -> ManagementEvent.DeviceFound in
-                            var entry = device
-                            if let previous = devices[device.address] {
-                                var ad = previous.advertising
-                                ad.merge(device.advertising)
-                                entry.advertising = ad
-                            }
-                            devices[device.address] = entry
-                            return entry
+        let scanSeconds = Double(seconds)
+        let outcome: Result<Void, BluetoothError> = await withDeadline(seconds: scanSeconds) { () async -> Result<Void, BluetoothError> in
+            do throws(BluetoothError) {
+                try await AdvertisementScanner().scan { device in
+                    guard showAll || !device.advertising.sensorKinds.isEmpty else { return }
+                    let merged = table.withLock { devices -> ManagementEvent.DeviceFound in
+                        var entry = device
+                        if let previous = devices[device.address] {
+                            var ad = previous.advertising
+                            ad.merge(device.advertising)
+                            entry.advertising = ad
                         }
-                        if jsonOutput {
-                            var w = JSONObjectWriter()
-                            w.add("address", merged.address.description)
-                            w.add("address_type", merged.address.kind.rawValue)
-                            w.add("name", merged.advertising.localName)
-                            w.add("rssi", merged.rssi)
-                            w.add("heart_rate", merged.advertising.advertisesHeartRate)
-                            w.add("kinds", json: "[" + merged.advertising.sensorKinds.map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "]")
-                            print(w.finish())
-                        } else if live {
-                            Self.draw(table.withLock { Array($0.values) }, redraw: true)
-                        }
+                        devices[device.address] = entry
+                        return entry
                     }
-                    return nil
-                } catch {
-                    return .failure(error)
+                    if jsonOutput {
+                        var w = JSONObjectWriter()
+                        w.add("address", merged.address.description)
+                        w.add("address_type", merged.address.kind.rawValue)
+                        w.add("name", merged.advertising.localName)
+                        w.add("rssi", merged.rssi)
+                        w.add("heart_rate", merged.advertising.advertisesHeartRate)
+                        w.add("kinds", json: "[" + merged.advertising.sensorKinds.map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "]")
+                        print(w.finish())
+                    } else if live {
+                        Self.draw(table.withLock { Array($0.values) }, redraw: true)
+                    }
                 }
-            }
-            group.addTask {
-                try? await Task.sleep(nanoseconds: UInt64(seconds) * 1_000_000_000)
                 return .success(())
+            } catch {
+                return .failure(error)
             }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first ?? .success(())
-        }
+        }.value(or: .success(()))
         if case .failure(let error) = outcome {
             writeError(error.description)
             throw ExitCode(ExitStatus.unavailable)

@@ -37,7 +37,7 @@ struct SunCommand: ParsableCommand {
     func run() {
         let now = SystemClock.wallClock()
         let day: CivilDate = date.flatMap(CivilDate.init(iso:))
-            ?? CivilDate(daysSince1970: Int(((now.secondsSince1970 + lon / 15 * 3600) / 86_400).rounded(.down)))
+            ?? SunCalculator.solarDay(at: now, longitude: lon)
         let result = SunCalculator.day(date: day, latitude: lat, longitude: lon)
         if json {
             var w = JSONObjectWriter()

@@ -90,25 +90,17 @@ public struct Doctor: Sendable {
             let scanner = AdvertisementScanner()
             // Distinct devices per kind (a device advertises many times a second).
             let seen = Locked<[SensorKind: Set<[UInt8]>]>([:])
-            let outcome: BluetoothError? = await withTaskGroup(of: BluetoothError??.self) { group in
-                group.addTask {
-                    do throws(BluetoothError) {
-                        try await scanner.scan { device in
-                            for kind in device.advertising.sensorKinds { _ = seen.withLock { $0[kind, default: []].insert(device.address.bytes) } }
-                        }
-                        return .some(nil)
-                    } catch {
-                        return .some(error)
+            // Four seconds of advertisements; a scanner error ends it sooner.
+            let outcome: BluetoothError? = await withDeadline(seconds: 4) { () async -> BluetoothError? in
+                do throws(BluetoothError) {
+                    try await scanner.scan { device in
+                        for kind in device.advertising.sensorKinds { _ = seen.withLock { $0[kind, default: []].insert(device.address.bytes) } }
                     }
-                }
-                group.addTask {
-                    try? await Task.sleep(nanoseconds: 4_000_000_000)
                     return nil
+                } catch {
+                    return error
                 }
-                let first = await group.next() ?? nil
-                group.cancelAll()
-                return first ?? nil
-            }
+            }.value(or: nil)
             if let outcome { throw outcome }
             let heard = seen.withLock { $0 }
             checks.append(DoctorCheck("Bluetooth adapter", .pass, "powered; scanning works"))
@@ -144,19 +136,12 @@ public struct Doctor: Sendable {
 
     func broker(_ config: GatewayConfig) async -> DoctorCheck {
         let id = GatewayAssembly.deviceID(config)
-        var password: String?
-        if let file = config.mqtt.passwordFile {
-            do {
-                password = try GatewayAssembly.readPassword(file)
-            } catch {
-                return DoctorCheck("MQTT broker", .fail, error.description)
-            }
+        let settings: MQTTSettings
+        do {
+            settings = try GatewayAssembly.mqttSettings(config, deviceID: id, probe: true)
+        } catch {
+            return DoctorCheck("MQTT broker", .fail, error.description)
         }
-        let settings = MQTTSettings(
-            host: config.mqtt.host, port: config.mqtt.port, clientID: "ridegate-doctor-\(id)", keepaliveSeconds: 10,
-            username: config.mqtt.username, password: password, statusTopic: "\(config.mqtt.prefix)/\(id)/doctor",
-            protocolVersion: config.mqtt.protocolVersion,
-            tls: config.mqtt.caFile.map { MQTTSettings.TLS(caFile: $0, certificateFile: config.mqtt.certificateFile, keyFile: config.mqtt.keyFile) })
         let target = "\(config.mqtt.host):\(config.mqtt.port)\(config.mqtt.caFile == nil ? "" : " (TLS)")"
         do {
             let client = try MosquittoClient(settings: settings, topicPrefix: "\(config.mqtt.prefix)/\(id)", logger: logger.labeled("mqtt"))

@@ -193,6 +193,7 @@ public enum GatewayAssembly {
             heartRateEnabled: config.heartRate.enabled, sunEnabled: config.sun.enabled,
             sunsetWarningLead: config.sun.warningLeadMinutes * 60, sunMoveThresholdMeters: config.sun.moveThresholdKilometers * 1000,
             sunPublishInterval: config.sun.publishIntervalSeconds)
+        settings.readingQoS = config.mqtt.qos
         settings.heartRateMinimumInterval = config.mqtt.maxHeartRatePerSecond > 0 ? 1 / config.mqtt.maxHeartRatePerSecond : 0
         settings.gpsMinimumInterval = config.mqtt.maxGPSPerSecond > 0 ? 1 / config.mqtt.maxGPSPerSecond : 0
         settings.powerZones = config.zones.powerZones
@@ -219,17 +220,7 @@ public enum GatewayAssembly {
         }
 
         let prefix = "\(config.mqtt.prefix)/\(deviceID)"
-        var password: String?
-        if let file = config.mqtt.passwordFile {
-            password = try readPassword(file)
-        }
-        let settings = MQTTSettings(
-            host: config.mqtt.host, port: config.mqtt.port, clientID: config.mqtt.clientID ?? "ridegate-\(deviceID)",
-            keepaliveSeconds: config.mqtt.keepaliveSeconds, username: config.mqtt.username, password: password,
-            reconnectMinSeconds: config.mqtt.reconnectMinSeconds, reconnectMaxSeconds: config.mqtt.reconnectMaxSeconds,
-            statusTopic: "\(prefix)/status", protocolVersion: config.mqtt.protocolVersion,
-            homeAssistantStatusTopic: config.mqtt.homeAssistantDiscovery ? "\(config.mqtt.homeAssistantPrefix)/status" : nil,
-            tls: config.mqtt.caFile.map { MQTTSettings.TLS(caFile: $0, certificateFile: config.mqtt.certificateFile, keyFile: config.mqtt.keyFile) })
+        let settings = try mqttSettings(config, deviceID: deviceID)
         do {
             let client = try MosquittoClient(settings: settings, topicPrefix: prefix, store: store, healthFields: health, logger: logger.labeled("mqtt"))
             try client.start()
@@ -238,6 +229,24 @@ public enum GatewayAssembly {
             throw SetupError(description: error.description)
         }
         return sinks
+    }
+
+    /// The connection settings from `[mqtt]`: the daemon's (and the demo's), or a one-off probe's (`doctor`:
+    /// its own client id, no retained status, no Home Assistant birth subscription).
+    static func mqttSettings(_ config: GatewayConfig, deviceID: String, probe: Bool = false) throws(SetupError) -> MQTTSettings {
+        var password: String?
+        if let file = config.mqtt.passwordFile {
+            password = try readPassword(file)
+        }
+        let prefix = "\(config.mqtt.prefix)/\(deviceID)"
+        return MQTTSettings(
+            host: config.mqtt.host, port: config.mqtt.port,
+            clientID: probe ? "ridegate-doctor-\(deviceID)" : config.mqtt.clientID ?? "ridegate-\(deviceID)",
+            keepaliveSeconds: probe ? 10 : config.mqtt.keepaliveSeconds, username: config.mqtt.username, password: password,
+            reconnectMinSeconds: config.mqtt.reconnectMinSeconds, reconnectMaxSeconds: config.mqtt.reconnectMaxSeconds,
+            statusTopic: probe ? nil : "\(prefix)/status", protocolVersion: config.mqtt.protocolVersion,
+            homeAssistantStatusTopic: !probe && config.mqtt.homeAssistantDiscovery ? "\(config.mqtt.homeAssistantPrefix)/status" : nil,
+            tls: config.mqtt.caFile.map { MQTTSettings.TLS(caFile: $0, certificateFile: config.mqtt.certificateFile, keyFile: config.mqtt.keyFile) })
     }
 
     /// The first line of the password file; refused when its group or others can read it.

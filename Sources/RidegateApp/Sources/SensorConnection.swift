@@ -110,9 +110,24 @@ public struct SensorConnection: Sendable {
         emit(.sensorState(sensor, .connected, at: clock.now()))
         emit(.sensorDetails(sensor, details, at: clock.now()))
 
+        var malformed = RepeatedProblem(interval: 60)
         for await notification in client.notifications {
             if let kind = subscribed[notification.handle] {
-                emit(SensorNotification.event(sensor: sensor, kind: kind, value: notification.value, at: clock.now()))
+                let event = SensorNotification.event(sensor: sensor, kind: kind, value: notification.value, at: clock.now())
+                var problem: String?
+                switch event {
+                case .heartRateUndecodable(_, let error, _): problem = "\(error)"
+                case .cyclingUndecodable(_, let error, _): problem = "\(error)"
+                default: break
+                }
+                // Said, counted, and at most once a minute: a strap with a firmware bug sends one every beat.
+                if let problem, let count = malformed.occurred(at: event.receiveTime.monotonicSeconds) {
+                    logger.warning("a measurement the sensor sent could not be decoded; it is skipped", [
+                        ("sensor", sensor.id), ("error", problem), ("bytes", notification.value.hexString),
+                        ("count", String(count)), ("total", String(malformed.total)),
+                    ])
+                }
+                emit(event)
             } else if notification.handle == batteryHandle, let level = notification.value.first {
                 details.batteryPercent = Int(level)
                 emit(.sensorDetails(sensor, details, at: clock.now()))

@@ -399,7 +399,11 @@ extension ConfigNode {
 }
 
 public enum SerialBaud {
-    public static let supported = [4800, 9600, 19200, 38400, 57600, 115_200, 230_400, 460_800, 921_600]
+    /// The rates a GPS receiver may use, in the order `baud = "auto"` tries them: 9600 (most modules), 4800
+    /// (old NMEA), 38400 and 115200 (u-blox, fast GNSS), then the rest.
+    public static let probeOrder = [9600, 4800, 38400, 115_200, 57600, 19200, 230_400, 460_800, 921_600]
+    /// The same, ascending: what `gps.baud` accepts.
+    public static let supported = probeOrder.sorted()
 }
 
 public enum DeviceID {

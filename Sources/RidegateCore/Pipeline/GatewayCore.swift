@@ -25,6 +25,9 @@ public struct GatewayCore: Sendable {
         public var ledZones: ZoneSource = .heartRate
         /// Seconds without a position fix after which a wheel sensor's distance counts for the ride.
         public var wheelFallbackAfter: Double = 3
+        /// The MQTT QoS readings go out with (`mqtt.qos`): 1 (the default) and 2 are spooled until the broker
+        /// has them; 0 is sent once, unspooled. Retained state goes out at QoS 1 whatever this says.
+        public var readingQoS = 1
         /// Seconds of GPS time between `position` messages (the device tracker's; its every change is a
         /// row in Home Assistant's database).
         public var positionInterval: Double = 5
@@ -220,7 +223,12 @@ public struct GatewayCore: Sendable {
             effects.append(.serviceAlive)
         }
         if let signal = newLEDSignal() { effects.append(.showOnLED(signal)) }
-        return effects
+        guard settings.readingQoS != 1 else { return effects }
+        return effects.map { effect in
+            guard case .publish(var publication) = effect, !publication.retain, !publication.absolute else { return effect }
+            publication.qos = settings.readingQoS
+            return .publish(publication)
+        }
     }
 
     private func ridePoint(time: Timestamp, latitude: Double, longitude: Double, fix: GPSFix, now: Double) -> RidePoint {
@@ -292,7 +300,7 @@ public struct GatewayCore: Sendable {
     /// times to shift, and every `sunPublishInterval` so the countdown moves; it is retained.
     private mutating func sunEffects(latitude: Double, longitude: Double, now: Timestamp, force: Bool = false) -> [Effect] {
         guard settings.sunEnabled else { return [] }
-        let date = CivilDate(daysSince1970: Int(((now.secondsSince1970 + longitude / 15 * 3600) / 86_400).rounded(.down)))
+        let date = SunCalculator.solarDay(at: now, longitude: longitude)
         var due = force || sun == nil
         if let last = sun {
             let moved = GreatCircle.distanceMeters(lat1: last.latitude, lon1: last.longitude, lat2: latitude, lon2: longitude)

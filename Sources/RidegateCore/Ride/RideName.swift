@@ -7,7 +7,7 @@ public enum RideName {
     public static func make(start: Timestamp, latitude: Double, longitude: Double) -> String {
         let lon = longitude.isFinite ? max(-180, min(180, longitude)) : 0
         let lat = latitude.isFinite ? max(-90, min(90, latitude)) : 0
-        let solar = Timestamp(secondsSince1970: start.secondsSince1970 + lon / 15 * 3600)
+        let solar = start + SunCalculator.localMeanTimeOffset(longitude: lon)
         let hour = Int(solar.secondsOfDay / 3600)
         let part = switch hour {
         case 5..<12: "Morning"

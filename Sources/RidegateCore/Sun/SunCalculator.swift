@@ -45,7 +45,16 @@ public enum SunCalculator {
 
     /// The window for a date at a longitude (east positive).
     public static func windowStart(date: CivilDate, longitude: Double) -> Timestamp {
-        Timestamp(date: date, secondsOfDay: -longitude / 15 * 3600)
+        Timestamp(date: date, secondsOfDay: -localMeanTimeOffset(longitude: longitude))
+    }
+
+    /// Local mean solar time minus UTC at a longitude (east positive), seconds: 4 minutes per degree.
+    public static func localMeanTimeOffset(longitude: Double) -> Double { longitude / 15 * 3600 }
+
+    /// The local mean solar day holding `time` at `longitude`: the day whose window `[windowStart, +24 h)`
+    /// contains it.
+    public static func solarDay(at time: Timestamp, longitude: Double) -> CivilDate {
+        CivilDate(daysSince1970: Int(((time.secondsSince1970 + localMeanTimeOffset(longitude: longitude)) / 86_400).rounded(.down)))
     }
 
     public static func day(date: CivilDate, latitude: Double, longitude: Double) -> Day {

@@ -14,8 +14,7 @@ public struct SunReport: Sendable, Equatable {
         self.latitude = latitude
         self.longitude = longitude
         // The solar day whose window holds `now`.
-        let shifted = now.secondsSince1970 + longitude / 15 * 3600
-        date = CivilDate(daysSince1970: Int((shifted / 86_400).rounded(.down)))
+        date = SunCalculator.solarDay(at: now, longitude: longitude)
         day = SunCalculator.day(date: date, latitude: latitude, longitude: longitude)
         secondsToSunset = day.sun.set.flatMap { $0 > now ? $0 - now : nil }
         secondsToCivilDusk = day.civil.set.flatMap { $0 > now ? $0 - now : nil }

@@ -8,8 +8,9 @@ public struct MQTTSettings: Sendable {
     public var password: String?
     public var reconnectMinSeconds: Int
     public var reconnectMaxSeconds: Int
-    /// Full topic of the retained online/offline status, also the last will.
-    public var statusTopic: String
+    /// Full topic of the retained online/offline status, also the last will; nil for a one-off probe
+    /// (`ridegate doctor`), which must leave nothing retained behind.
+    public var statusTopic: String?
     /// 4 (MQTT 3.1.1) or 5.
     public var protocolVersion: Int
     /// Home Assistant's birth/will topic; when it says `online`, discovery configs are sent again.
@@ -29,7 +30,7 @@ public struct MQTTSettings: Sendable {
     }
 
     public init(host: String, port: Int, clientID: String, keepaliveSeconds: Int = 30, username: String? = nil,
-                password: String? = nil, reconnectMinSeconds: Int = 1, reconnectMaxSeconds: Int = 30, statusTopic: String,
+                password: String? = nil, reconnectMinSeconds: Int = 1, reconnectMaxSeconds: Int = 30, statusTopic: String?,
                 protocolVersion: Int = 4, homeAssistantStatusTopic: String? = nil, tls: TLS? = nil) {
         self.homeAssistantStatusTopic = homeAssistantStatusTopic
         self.protocolVersion = protocolVersion

@@ -79,7 +79,7 @@ public final class MosquittoClient: @unchecked Sendable {
             mosquitto_int_option(mosq, MOSQ_OPT_PROTOCOL_VERSION, Int32(MQTT_PROTOCOL_V5))
         }
         let offline = Array("offline".utf8)
-        mosquitto_will_set(mosq, settings.statusTopic, Int32(offline.count), offline, 1, true)
+        if let status = settings.statusTopic { mosquitto_will_set(mosq, status, Int32(offline.count), offline, 1, true) }
         if let user = settings.username {
             mosquitto_username_pw_set(mosq, user, settings.password)
         }
@@ -276,12 +276,12 @@ public final class MosquittoClient: @unchecked Sendable {
     public func shutdown(timeout: Double = 1.5) async {
         // Let queued work reach libmosquitto first.
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in queue.async { done.resume() } }
-        if isConnected {
+        if isConnected, let status = settings.statusTopic {
             let acknowledged = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 offlineAcknowledgement.withLock { $0 = continuation }
                 var mid: Int32 = 0
                 let offline = Array("offline".utf8)
-                let rc = mosquitto_publish(handle, &mid, settings.statusTopic, Int32(offline.count), offline, 1, true)
+                let rc = mosquitto_publish(handle, &mid, status, Int32(offline.count), offline, 1, true)
                 guard rc == MOSQ_ERR_SUCCESS.rawValue else {
                     resumeOffline(false)
                     return
@@ -320,7 +320,7 @@ public final class MosquittoClient: @unchecked Sendable {
         failures.withLock { $0 = (nil, 0, 0) }
         transportError.withLock { $0 = nil }
         let online = Array("online".utf8)
-        mosquitto_publish(handle, nil, settings.statusTopic, Int32(online.count), online, 1, true)
+        if let status = settings.statusTopic { mosquitto_publish(handle, nil, status, Int32(online.count), online, 1, true) }
         if let ha = settings.homeAssistantStatusTopic { mosquitto_subscribe(handle, nil, ha, 1) }
         queue.async { [self] in
             book.connects += 1

@@ -18,7 +18,8 @@ import Testing
         let peripheral = SimulatedSensorPeripheral(descriptor: link.peripheral)
         let log = EventLog([])
         let peripheralTask = Task { await peripheral.run() }
-        let connection = SensorConnection(sensor: .strap("s1"), bearer: link.client, clock: SystemClock(), logger: CapturingLogHandler().logger())
+        let captured = CapturingLogHandler()
+        let connection = SensorConnection(sensor: .strap("s1"), bearer: link.client, clock: SystemClock(), logger: captured.logger())
         let session = Task { await connection.run(emit: log.append) }
         let connected = await log.wait(timeout: 10) { $0.contains { if case .sensorDetails = $0 { true } else { false } } }
         #expect(peripheral.heartRateSubscribed)
@@ -33,6 +34,8 @@ import Testing
         let events = await log.wait(timeout: 10) { self.heartRates($0).count >= 4 }
         #expect(heartRates(events).map(\.beatsPerMinute) == [60, 120, 300, 80])
         #expect(events.contains { if case .heartRateUndecodable(_, let e, _) = $0 { e.kind == .rrOddLength } else { false } })
+        // Logged, with the bytes, once (the next within a minute would only be counted).
+        #expect(captured.lines.filter { $0.contains("could not be decoded") && $0.contains("1048e8") }.count == 1, "\(captured.lines)")
 
         // The strap goes away mid-session: the session ends and says so.
         peripheral.disconnect()

@@ -208,3 +208,19 @@ import Testing
         #expect(noMeter.rideSummary(ts: Timestamp(secondsSince1970: 0)).payload.contains(#""avg_power_w":null,"max_power_w":null,"np_w":null"#))
     }
 }
+
+@Suite struct ReadingQoSTests {
+    @Test("mqtt.qos applies to readings; retained state stays at QoS 1", arguments: [0, 1, 2])
+    func readingQoS(_ qos: Int) {
+        var settings = GatewayCore.Settings(zones: .percentOfMax(190, percentages: [50, 60, 70, 80, 90]))
+        settings.readingQoS = qos
+        var core = GatewayCore(settings: settings)
+        let at = ReceiveTime(monotonicSeconds: 1, system: Timestamp(secondsSince1970: 1_782_057_600))
+        let fix = GPSFix(time: Timestamp(secondsSince1970: 1_782_057_600), mode: .threeD, latitude: 40, longitude: -105)
+        let out = core.handle(.gpsFix(fix, at: at)) + core.handle(.heartRate(strap: "s1", HeartRateMeasurement(beatsPerMinute: 120), at: at))
+        let publications = out.compactMap { if case .publish(let p) = $0 { p } else { nil } }
+        let readings = publications.filter { ["gps", "heart_rate", "ride"].contains($0.topic) }
+        #expect(readings.count == 3 && readings.allSatisfy { $0.qos == qos }, "\(readings.map { ($0.topic, $0.qos) })")
+        #expect(publications.filter(\.retain).allSatisfy { $0.qos == 1 })
+    }
+}
