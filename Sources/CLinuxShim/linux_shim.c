@@ -1,4 +1,6 @@
 #define _GNU_SOURCE
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include "linux_shim.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -25,3 +27,22 @@ int rg_clock_synchronised(void) {
     if (state < 0) return -1;
     return state != TIME_ERROR && !(t.status & STA_UNSYNC);
 }
+
+int rg_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+int rg_epoll_add_readable(int epfd, int fd) {
+    struct epoll_event event = {.events = EPOLLIN | EPOLLRDHUP, .data = {.fd = fd}};
+    return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &event);
+}
+
+int rg_epoll_remove(int epfd, int fd) { return epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL); }
+
+int rg_epoll_wait(int epfd, int *fds, int capacity, int timeout_ms) {
+    struct epoll_event events[64];
+    if (capacity > 64) capacity = 64;
+    int n = epoll_wait(epfd, events, capacity, timeout_ms);
+    for (int i = 0; i < n; i++) fds[i] = events[i].data.fd;
+    return n;
+}
+
+int rg_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }

@@ -21,9 +21,12 @@ public struct Gateway: Sendable {
     let stopWhenSourcesEnd: Bool
     /// Runs beside the sources (the demo's simulated receiver), cancelled with them.
     let companions: [@Sendable () async -> Void]
+    /// The thread the gateway's tasks run on (`EventLoop`); nil: Swift's global pool.
+    let loop: EventLoop?
 
     public init(sources: [any EventSource], sinks: [any EffectSink], core: GatewayCore, clock: SystemClock, logger: Logger,
-                stopWhenSourcesEnd: Bool = false, companions: [@Sendable () async -> Void] = []) {
+                stopWhenSourcesEnd: Bool = false, companions: [@Sendable () async -> Void] = [], loop: EventLoop? = nil) {
+        self.loop = loop
         self.sources = sources
         self.sinks = sinks
         self.core = core
@@ -35,6 +38,15 @@ public struct Gateway: Sendable {
 
     /// Runs until a signal arrives on `signals` (or, for the demo, the sources end); returns why it stopped.
     public func run(signals: AsyncStream<Int32>) async -> StopReason {
+        guard let loop else { return await runHere(signals: signals) }
+        let reason = await withTaskExecutorPreference(loop) {
+            await EventLoop.$current.withValue(loop) { await runHere(signals: signals) }
+        }
+        loop.stop()
+        return reason
+    }
+
+    private func runHere(signals: AsyncStream<Int32>) async -> StopReason {
         let (events, emitter) = AsyncStream.makeStream(of: SourceEvent.self, bufferingPolicy: .unbounded)
         let reason = await withTaskGroup(of: Void.self, returning: StopReason.self) { outer in
             outer.addTask { await consume(events) }

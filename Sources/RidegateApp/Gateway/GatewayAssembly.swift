@@ -45,12 +45,13 @@ public enum GatewayAssembly {
         if let interval = notifier.watchdogInterval { sources.append(WatchdogSource(interval: interval, clock: clock)) }
         // systemd hears "stopping" first and the rest of the orderly stop after it.
         let health = HealthFields()
-        let outputs = try makeSinks(config: config, deviceID: deviceID(config), store: readings, health: health, logger: logger)
+        let loop = try eventLoop()
+        let outputs = try makeSinks(config: config, deviceID: deviceID(config), store: readings, health: health, loop: loop, logger: logger)
         // The ride log stops before MQTT: its last word (`rides/last`) goes out through the connection.
         let sinks = [ServiceManagerSink(notifier: notifier)] + rideLog(config, version: version, outputs: outputs, health: health, logger: logger)
             + outputs + [store]
         return Gateway(sources: sources, sinks: sinks, core: makeCore(config, sequences: readings.sequences(), version: version), clock: clock,
-                       logger: logger.labeled("gateway"))
+                       logger: logger.labeled("gateway"), loop: loop)
     }
 
     /// The demo: the real pipeline with a replayed receiver on a pty, a simulated strap and a simulated power
@@ -98,14 +99,24 @@ public enum GatewayAssembly {
         if config.zones.ftp == nil { config.zones.ftp = Int(EffortModel().thresholdWatts) }
         let readings = openSpool(config, logger: logger)
         let health = HealthFields()
-        let outputs = try makeSinks(config: config, deviceID: deviceID(config), store: readings, health: health, logger: logger)
+        let loop = try eventLoop()
+        let outputs = try makeSinks(config: config, deviceID: deviceID(config), store: readings, health: health, loop: loop, logger: logger)
         let sinks = rideLog(config, version: version, outputs: outputs, health: health, logger: logger) + outputs + [store]
         let core = makeCore(config, sequences: readings.sequences(), version: version, removeDiscoveryAtStop: true)
         return Gateway(sources: sources, sinks: sinks, core: core, clock: clock,
                        logger: logger.labeled("gateway"), stopWhenSourcesEnd: true, companions: [{
                            await replayer.play(into: pty)
                            pty.close()
-                       }])
+                       }], loop: loop)
+    }
+
+    /// The gateway's one thread (`EventLoop`).
+    static func eventLoop() throws(SetupError) -> EventLoop {
+        do {
+            return try EventLoop()
+        } catch {
+            throw SetupError(description: "cannot start the event loop: \(error)")
+        }
     }
 
     /// Requests the configured LED lines (one, three, or one per zone), in order.
@@ -203,7 +214,7 @@ public enum GatewayAssembly {
     }
 
     static func makeSinks(config: GatewayConfig, deviceID: String, store: any ReadingStore, health: HealthFields = HealthFields(),
-                          logger: Logger) throws(SetupError) -> [any EffectSink] {
+                          loop: EventLoop? = nil, logger: Logger) throws(SetupError) -> [any EffectSink] {
         var sinks: [any EffectSink] = []
         switch config.led.mode {
         case .off:
@@ -222,7 +233,8 @@ public enum GatewayAssembly {
         let prefix = "\(config.mqtt.prefix)/\(deviceID)"
         let settings = try mqttSettings(config, deviceID: deviceID)
         do {
-            let client = try MosquittoClient(settings: settings, topicPrefix: prefix, store: store, healthFields: health, logger: logger.labeled("mqtt"))
+            let client = try MosquittoClient(settings: settings, topicPrefix: prefix, store: store, healthFields: health, loop: loop,
+                                            logger: logger.labeled("mqtt"))
             try client.start()
             sinks.append(MQTTSink(client: client))
         } catch {

@@ -35,6 +35,9 @@ public final class RideLogSink: EffectSink, @unchecked Sendable {
     private let health: HealthFields
     private let logger: Logger
     private let queue = DispatchQueue(label: "ridegate.rides")
+    /// Points not yet handed to the queue (touched on the pipeline's thread and at shutdown).
+    private let arriving = Locked<[RidePoint]>([])
+    /// Points handed to the queue and not yet written (touched only on the queue).
     private var pending: [RidePoint] = []
     private var lastError: String?
     private var lastExportError: String?
@@ -55,15 +58,27 @@ public final class RideLogSink: EffectSink, @unchecked Sendable {
 
     public func apply(_ effect: Effect) {
         guard case .recordPoint(let point) = effect else { return }
+        // Points gather here on the pipeline's own thread; the queue (and the SD card) is woken once a batch.
+        let due = arriving.withLock { batch -> [RidePoint]? in
+            batch.append(point)
+            guard let first = batch.first, point.time - first.time >= batchSeconds || point.time < first.time else { return nil }
+            defer { batch.removeAll(keepingCapacity: true) }
+            return batch
+        }
+        guard let due else { return }
         queue.async { [self] in
-            pending.append(point)
-            if let first = pending.first, point.time - first.time >= batchSeconds || point.time < first.time { flush() }
+            pending += due
+            flush()
         }
     }
 
     public func shutdown() async {
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             queue.async { [self] in
+                pending += arriving.withLock { batch in
+                    defer { batch.removeAll() }
+                    return batch
+                }
                 let now = pending.last?.time
                 flush()
                 finishRides(includingNewest: true, now: now)

@@ -134,13 +134,14 @@ public struct GPSSource: EventSource {
 /// Calls `expired` once when `seconds` pass without a `kick()`. One timer, re-armed lazily: while data
 /// flows it wakes at most once per period, and not at all once it has fired until data returns.
 final class DataWatchdog: @unchecked Sendable {
-    // @unchecked: all mutable state is touched only on `queue`.
+    // @unchecked: `timer` is touched only on `queue`; the kick state only under its lock.
     private let queue = DispatchQueue(label: "ridegate.gps.watchdog")
     private let seconds: Double
     private let expired: @Sendable () -> Void
     private var timer: DispatchSourceTimer?
-    private var lastKick = SystemClock.monotonicSeconds()
-    private var fired = false
+    /// The last kick, and whether the timer has fired since: a kick only writes this (no thread is woken for
+    /// every NMEA line); only the kick after a firing re-arms the timer.
+    private let kicks = Locked((last: SystemClock.monotonicSeconds(), fired: false))
 
     init(seconds: Double, expired: @escaping @Sendable () -> Void) {
         self.seconds = seconds
@@ -150,13 +151,12 @@ final class DataWatchdog: @unchecked Sendable {
 
     func kick() {
         let now = SystemClock.monotonicSeconds()
-        queue.async {
-            self.lastKick = now
-            if self.fired {
-                self.fired = false
-                self.arm(after: self.seconds)
-            }
+        let rearm = kicks.withLock { k -> Bool in
+            k.last = now
+            defer { k.fired = false }
+            return k.fired
         }
+        if rearm { queue.async { self.arm(after: self.seconds) } }
     }
 
     private func arm(after delay: Double) {
@@ -169,9 +169,9 @@ final class DataWatchdog: @unchecked Sendable {
     }
 
     private func check() {
-        let idle = SystemClock.monotonicSeconds() - lastKick
+        let idle = SystemClock.monotonicSeconds() - kicks.withLock { $0.last }
         if idle >= seconds {
-            fired = true
+            kicks.withLock { $0.fired = true }
             timer?.cancel()
             timer = nil
             expired()

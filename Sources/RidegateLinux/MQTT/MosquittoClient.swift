@@ -15,12 +15,12 @@ import RidegateCore
 /// `offline` as the last will and on orderly shutdown.
 public final class MosquittoClient: @unchecked Sendable {
     // @unchecked: `handle` is libmosquitto's (thread-safe for publish with loop_start); everything else
-    // mutable lives in `book`, touched only on `queue`, or in the Locked connection flag.
+    // mutable lives in `book`, touched only where `confined` runs it (the event loop or `queue`), or in the Locked connection flag.
     private nonisolated(unsafe) let handle: OpaquePointer
     private let settings: MQTTSettings
     private let topicPrefix: String
     private let logger: Logger
-    private let queue = DispatchQueue(label: "ridegate.mqtt.spool")
+    private let queue: DispatchQueue
     private let connected = Locked(false)
     private let book: Bookkeeping
     private let shutdownAcknowledged = Locked<Int32?>(nil)
@@ -58,8 +58,10 @@ public final class MosquittoClient: @unchecked Sendable {
     private static let libraryReady: Bool = { mosquitto_lib_init() == MOSQ_ERR_SUCCESS.rawValue }()
 
     public init(settings: MQTTSettings, topicPrefix: String, store: any ReadingStore = MemoryReadingStore(),
-                replayWindow: Int = 100, healthFields: HealthFields = HealthFields(), logger: Logger) throws(MQTTError) {
+                replayWindow: Int = 100, healthFields: HealthFields = HealthFields(), loop: EventLoop? = nil, logger: Logger) throws(MQTTError) {
         self.healthFields = healthFields
+        self.loop = loop
+        queue = DispatchQueue(label: "ridegate.mqtt.spool")
         _ = MosquittoClient.libraryReady
         guard let mosq = mosquitto_new(settings.clientID, true, nil) else {
             throw MQTTError(operation: "new", code: errno, detail: "cannot create a client: \(Errno.current)")
@@ -155,6 +157,15 @@ public final class MosquittoClient: @unchecked Sendable {
         }
     }
 
+    /// The gateway's event loop, when given: the bookkeeping runs there instead of on `queue`, so a publish
+    /// from the pipeline wakes no other thread.
+    private let loop: EventLoop?
+
+    /// Runs `body` where the bookkeeping lives (the loop, else `queue`), one at a time, in order.
+    private func confined(_ body: @escaping @Sendable () -> Void) {
+        if let loop { loop.execute(body) } else { queue.async(execute: body) }
+    }
+
     /// What other adapters add to `health`.
     private let healthFields: HealthFields
 
@@ -171,7 +182,7 @@ public final class MosquittoClient: @unchecked Sendable {
 
     /// Stores and sends a reading, or keeps the newest retained state; never blocks the caller.
     public func publish(_ publication: Publication) {
-        queue.async { [self] in
+        confined { [self] in
             if publication.topic == "health" {
                 // The gateway's health, completed with what only the connection knows.
                 var p = publication
@@ -210,7 +221,7 @@ public final class MosquittoClient: @unchecked Sendable {
     /// Readings waiting for the broker, and readings dropped because the store was full.
     public func backlog() async -> (depth: Int64, dropped: Int64, connects: Int, replayed: Int) {
         await withCheckedContinuation { continuation in
-            queue.async { [self] in
+            confined { [self] in
                 continuation.resume(returning: (book.store.depth(), book.store.dropped, book.connects, book.replayedCount))
             }
         }
@@ -275,7 +286,7 @@ public final class MosquittoClient: @unchecked Sendable {
     /// then disconnects and stops the network thread. Part of the orderly shutdown.
     public func shutdown(timeout: Double = 1.5) async {
         // Let queued work reach libmosquitto first.
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in queue.async { done.resume() } }
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in confined { done.resume() } }
         if isConnected, let status = settings.statusTopic {
             let acknowledged = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 offlineAcknowledgement.withLock { $0 = continuation }
@@ -322,7 +333,7 @@ public final class MosquittoClient: @unchecked Sendable {
         let online = Array("online".utf8)
         if let status = settings.statusTopic { mosquitto_publish(handle, nil, status, Int32(online.count), online, 1, true) }
         if let ha = settings.homeAssistantStatusTopic { mosquitto_subscribe(handle, nil, ha, 1) }
-        queue.async { [self] in
+        confined { [self] in
             book.connects += 1
             logger.info(book.connects == 1 ? "connected to broker" : "reconnected to broker",
                         [("mqtt.broker", "\(settings.host):\(settings.port)"), ("mqtt.spool_depth", String(book.store.depth()))])
@@ -341,7 +352,7 @@ public final class MosquittoClient: @unchecked Sendable {
     /// Home Assistant restarted (its birth message): announce the discovery configs again.
     private func didReceive(payload: String) {
         guard payload == "online" else { return }
-        queue.async { [self] in
+        confined { [self] in
             let announcements = book.retained.values.filter(\.absolute)
             logger.info("Home Assistant is online; announcing discovery again", [("mqtt.configs", String(announcements.count))])
             for p in announcements { send(p) }
@@ -353,7 +364,7 @@ public final class MosquittoClient: @unchecked Sendable {
             defer { was = false }
             return was
         }
-        queue.async { [self] in book.online = false }
+        confined { [self] in book.online = false }
         if rc != 0 {
             if wasConnected {
                 logger.warning("lost the broker; storing readings and reconnecting with backoff", [("mqtt.reason", failureReason(rc))])
@@ -370,7 +381,7 @@ public final class MosquittoClient: @unchecked Sendable {
             resumeOffline(true)
             return
         }
-        queue.async { [self] in
+        confined { [self] in
             guard let id = book.inFlight.removeValue(forKey: mid) else { return }
             book.inFlightIDs.remove(id)
             do {

@@ -21,7 +21,8 @@ public enum ReadableChunks {
     }
 
     private static func stream(_ fd: FileDescriptor, label: String, close: @escaping @Sendable () -> Void) -> AsyncThrowingStream<[UInt8], Error> {
-        AsyncThrowingStream(bufferingPolicy: .bufferingNewest(256)) { continuation in
+        if let loop = EventLoop.current { return stream(fd, label: label, on: loop, close: close) }
+        return AsyncThrowingStream(bufferingPolicy: .bufferingNewest(256)) { continuation in
             do throws(Errno) {
                 try fd.setNonBlocking()
             } catch {
@@ -62,4 +63,69 @@ public enum ReadableChunks {
             source.resume()
         }
     }
+
+    /// The same on the gateway's event loop: the loop's epoll wakes for the descriptor, and the read, the
+    /// consuming task and what it does next share that one wakeup.
+    private static func stream(_ fd: FileDescriptor, label: String, on loop: EventLoop,
+                               close: @escaping @Sendable () -> Void) -> AsyncThrowingStream<[UInt8], Error> {
+        AsyncThrowingStream(bufferingPolicy: .bufferingNewest(256)) { continuation in
+            do throws(Errno) {
+                try fd.setNonBlocking()
+            } catch {
+                close()
+                continuation.finish(throwing: SystemCallError("fcntl", label, error))
+                return
+            }
+            // Ends once, on the loop's thread: stop watching before the descriptor is closed.
+            let buffer = LoopReadBuffer()
+            let end: @Sendable () -> Void = {
+                guard buffer.end() else { return }
+                loop.unwatch(fd.rawValue)
+                close()
+            }
+            do throws(Errno) {
+                try loop.watch(fd.rawValue) {
+                    // Until EAGAIN or end of file (see the Dispatch version for why never to stop at a short read).
+                    while true {
+                        do throws(Errno) {
+                            let n = try fd.read(into: buffer.bytes)
+                            if n == 0 {
+                                continuation.finish()
+                                end()
+                                return
+                            }
+                            continuation.yield(Array(buffer.bytes[0..<n]))
+                        } catch {
+                            if error == .wouldBlock { return }
+                            continuation.finish(throwing: SystemCallError("read", label, error))
+                            end()
+                            return
+                        }
+                    }
+                }
+            } catch {
+                close()
+                continuation.finish(throwing: SystemCallError("epoll_ctl", label, error))
+                return
+            }
+            continuation.onTermination = { _ in loop.execute(end) }
+        }
+    }
+}
+
+/// The read buffer of one stream on the event loop: used only on the loop's thread, freed when the stream ends.
+private final class LoopReadBuffer: @unchecked Sendable {
+    // @unchecked: `bytes` is touched only on the loop's thread, between watch and unwatch; `ended` under its lock.
+    let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 1)
+    private let ended = Locked(false)
+
+    /// True the first time: the caller ends the stream.
+    func end() -> Bool {
+        ended.withLock { done in
+            defer { done = true }
+            return !done
+        }
+    }
+
+    deinit { bytes.deallocate() }
 }
