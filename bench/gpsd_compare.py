@@ -40,11 +40,12 @@ def feed(fd, stop, counter):
 
 
 def sample(pid):
-    switches = 0
+    # Per thread (a thread exiting in between must not make the total go down).
+    switches = {}
     for task in os.listdir(f"/proc/{pid}/task"):
         for line in open(f"/proc/{pid}/task/{task}/status"):
             if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
-                switches += int(line.split()[1])
+                switches[task] = switches.get(task, 0) + int(line.split()[1])
     fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
     cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     status = {l.split(":")[0]: l.split()[1] for l in open(f"/proc/{pid}/status") if l.startswith(("VmRSS", "VmHWM", "Threads"))}
@@ -69,10 +70,11 @@ def measure(name, start_program, start_client):
     time.sleep(1)
     client, delivered = start_client()
     time.sleep(WARMUP)
-    s0, c0, _, _, _ = sample(proc.pid)
+    a, c0, _, _, _ = sample(proc.pid)
     e0, d0 = counter[0], delivered()
     time.sleep(seconds)
-    s1, c1, rss, peak, threads = sample(proc.pid)
+    b, c1, rss, peak, threads = sample(proc.pid)
+    s0, s1 = 0, sum(v - a.get(t, 0) for t, v in b.items())
     e1, d1 = counter[0], delivered()
     stop.set()
     proc.terminate()

@@ -37,11 +37,14 @@ int rg_epoll_add_readable(int epfd, int fd) {
 
 int rg_epoll_remove(int epfd, int fd) { return epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL); }
 
-int rg_epoll_wait(int epfd, int *fds, int capacity, int timeout_ms) {
+int rg_epoll_wait(int epfd, int *fds, int *hangups, int capacity, int timeout_ms) {
     struct epoll_event events[64];
     if (capacity > 64) capacity = 64;
     int n = epoll_wait(epfd, events, capacity, timeout_ms);
-    for (int i = 0; i < n; i++) fds[i] = events[i].data.fd;
+    for (int i = 0; i < n; i++) {
+        fds[i] = events[i].data.fd;
+        hangups[i] = (events[i].events & (EPOLLHUP | EPOLLERR)) != 0;
+    }
     return n;
 }
 

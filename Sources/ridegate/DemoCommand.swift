@@ -71,12 +71,12 @@ struct DemoCommand: AsyncParsableCommand {
             settings.stateDirectory = stateDirectory
         } else if config == nil {
             // Never the daemon's state: a demo must not replay into a real gateway's spool.
-            var template = Array("/tmp/ridegate-demo-XXXXXX".utf8CString)
-            guard let made = mkdtemp(&template) else {
-                writeError("cannot create a temporary state directory: \(Errno.current)")
+            do {
+                settings.stateDirectory = try ProcessPaths.temporaryDirectory(prefix: "/tmp/ridegate-demo-")
+            } catch {
+                writeError("cannot create a temporary state directory: \(error)")
                 throw ExitCode(ExitStatus.unavailable)
             }
-            settings.stateDirectory = String(cString: made)
         }
         settings.mqtt.host = broker.host
         settings.mqtt.port = broker.port
@@ -106,13 +106,7 @@ enum DemoRideLocator {
     static func bundledRide() -> String? {
         var candidates: [String] = []
         if let env = getenv("RIDEGATE_DEMO_RIDE") { candidates.append(String(cString: env)) }
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        if n > 0 {
-            let exe = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            let dir = exe.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-            candidates.append(dir + "/../share/ridegate/demo-ride.nmea")
-        }
+        if let dir = ProcessPaths.executableDirectory() { candidates.append(dir + "/../share/ridegate/demo-ride.nmea") }
         let sourceFile = #filePath
         let repo = sourceFile.split(separator: "/", omittingEmptySubsequences: false).dropLast(3).joined(separator: "/")
         candidates.append(repo + "/demo/ride.nmea")

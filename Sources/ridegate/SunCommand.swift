@@ -55,7 +55,8 @@ struct SunCommand: ParsableCommand {
             print(w.finish())
             return
         }
-        let zone = LocalTime.zoneName
+        // The zone in force on that day (MDT in June, MST in January), not today's.
+        let zone = LocalTime.zoneName(at: result.solarNoon ?? SunCalculator.windowStart(date: day, longitude: lon) + 43_200)
         print("Sun at \(Self.coordinate(lat, "N", "S")), \(Self.coordinate(lon, "E", "W")) on \(day) (times in \(zone))")
         print("")
         func line(_ label: String, _ t: Timestamp?, missing: String) {
@@ -80,25 +81,5 @@ struct SunCommand: ParsableCommand {
     static func coordinate(_ value: Double, _ positive: String, _ negative: String) -> String {
         let rounded = (abs(value) * 10_000).rounded() / 10_000
         return "\(rounded)°\(value >= 0 ? positive : negative)"
-    }
-}
-
-/// Local civil time through the C library (TZ and /etc/localtime), for human output only.
-enum LocalTime {
-    static var zoneName: String {
-        var t = time_t(SystemClock.wallClock().secondsSince1970)
-        var parts = tm()
-        localtime_r(&t, &parts)
-        guard let name = parts.tm_zone else { return "UTC" }
-        return String(cString: name)
-    }
-
-    static func format(_ timestamp: Timestamp) -> String {
-        var t = time_t(timestamp.secondsSince1970.rounded())
-        var parts = tm()
-        localtime_r(&t, &parts)
-        var buffer = [CChar](repeating: 0, count: 64)
-        let n = strftime(&buffer, buffer.count, "%Y-%m-%d %H:%M:%S %Z", &parts)
-        return String(decoding: buffer.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

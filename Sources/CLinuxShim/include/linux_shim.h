@@ -13,11 +13,12 @@ int rg_clock_synchronised(void);
 
 /* The event loop's kernel objects, as small calls (sys/epoll.h's packed struct and eventfd.h are not in
  * Glibc's module). rg_epoll_* return what epoll_create1/epoll_ctl/epoll_wait return; `fds` receives the
- * ready descriptors (the loop registers each descriptor with its own number as the event's data). */
+ * ready descriptors (the loop registers each descriptor with its own number as the event's data) and
+ * `hangups` whether each reported EPOLLHUP or EPOLLERR. */
 int rg_epoll_create(void);
 int rg_epoll_add_readable(int epfd, int fd);
 int rg_epoll_remove(int epfd, int fd);
-int rg_epoll_wait(int epfd, int *fds, int capacity, int timeout_ms);
+int rg_epoll_wait(int epfd, int *fds, int *hangups, int capacity, int timeout_ms);
 /* eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC). */
 int rg_eventfd(void);
 

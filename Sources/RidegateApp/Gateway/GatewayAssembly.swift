@@ -142,9 +142,8 @@ public enum GatewayAssembly {
 
     public static func deviceID(_ config: GatewayConfig) -> String {
         if let id = config.deviceID { return id }
-        var name = [CChar](repeating: 0, count: 256)
-        guard gethostname(&name, name.count) == 0 else { return "ridegate" }
-        return DeviceID.from(hostname: String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        guard let host = ProcessPaths.hostName() else { return "ridegate" }
+        return DeviceID.from(hostname: host)
     }
 
     /// The ride log in the state directory (`rides.sqlite`), announcing finished rides through the MQTT sink
@@ -173,8 +172,7 @@ public enum GatewayAssembly {
     /// (`ResilientSpool` says so in the log and on `health`).
     static func openSpool(_ config: GatewayConfig, logger: Logger) -> any ReadingStore {
         // Only ridegate reads its state (the GPS track in the spool): 0700, also for a directory made earlier.
-        _ = mkdir(config.stateDirectory, 0o700)
-        _ = chmod(config.stateDirectory, 0o700)
+        ProcessPaths.privateDirectory(config.stateDirectory, mode: 0o700)
         return ResilientSpool(path: config.stateDirectory + "/spool.sqlite",
                               maximumBytes: Int64(config.mqtt.spoolMaxMegabytes) * 1024 * 1024, logger: logger.labeled("spool"))
     }

@@ -10,9 +10,9 @@ public struct StateStoreSink: EffectSink {
     public init(directory: String, logger: Logger) {
         self.directory = directory
         self.logger = logger
-        if mkdir(directory, 0o755) != 0, errno != EEXIST {
+        if let error = ProcessPaths.privateDirectory(directory, mode: 0o700) {
             logger.warning("cannot create the state directory; the last position will not be kept",
-                           [("state.directory", directory), ("state.error", "\(Errno.current)")])
+                           [("state.directory", directory), ("state.error", "\(error)")])
         }
     }
 

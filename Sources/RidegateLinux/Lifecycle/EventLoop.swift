@@ -17,7 +17,7 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
 
     private struct State {
         var work: [Work] = []
-        var handlers: [Int32: @Sendable () -> Void] = [:]
+        var handlers: [Int32: @Sendable (_ hungUp: Bool) -> Void] = [:]
         var running = true
         /// True while the loop is inside epoll_wait: only then does new work need the eventfd.
         var sleeping = false
@@ -81,9 +81,10 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         _ = Glibc.write(wake, &one, 8)
     }
 
-    /// Calls `readable` on the loop's thread whenever `fd` has data (or has hung up); level-triggered, so a
-    /// handler that reads until EAGAIN sees everything. Call from any thread.
-    public func watch(_ fd: Int32, readable: @escaping @Sendable () -> Void) throws(Errno) {
+    /// Calls `readable` on the loop's thread whenever `fd` has data or has hung up (`hungUp`: EPOLLHUP or
+    /// EPOLLERR, which stay reported until the descriptor is unwatched: a handler that sees it with nothing to
+    /// read must end). Level-triggered, so a handler that reads until EAGAIN sees everything. Any thread.
+    public func watch(_ fd: Int32, readable: @escaping @Sendable (_ hungUp: Bool) -> Void) throws(Errno) {
         state.withLock { $0.handlers[fd] = readable }
         guard rg_epoll_add_readable(epoll, fd) == 0 else {
             let error = Errno.current
@@ -106,6 +107,7 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
 
     private func run() {
         var ready = [Int32](repeating: -1, count: 32)
+        var hangups = [Int32](repeating: 0, count: 32)
         while true {
             let (work, running) = state.withLock { s -> ([Work], Bool) in
                 defer { s.work.removeAll(keepingCapacity: true) }
@@ -124,17 +126,32 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
                 continue
             }
             guard running else { break }
-            let count = ready.withUnsafeMutableBufferPointer { rg_epoll_wait(epoll, $0.baseAddress, Int32($0.count), -1) }
+            let count = ready.withUnsafeMutableBufferPointer { fds in
+                hangups.withUnsafeMutableBufferPointer { rg_epoll_wait(epoll, fds.baseAddress, $0.baseAddress, Int32(fds.count), -1) }
+            }
             state.withLock { $0.sleeping = false }
-            guard count > 0 else { continue } // EINTR
-            for fd in ready.prefix(Int(count)) {
+            if count < 0 {
+                // EINTR: wait again. Anything else means the epoll descriptor itself is gone: spinning on it
+                // would burn the Pi's battery, so the loop ends (and says so on stderr, its last word).
+                guard errno == EINTR else {
+                    let message = Array("ridegate: the event loop's epoll failed (\(Errno.current)); stopping it\n".utf8)
+                    _ = Glibc.write(2, message, message.count)
+                    break
+                }
+                continue
+            }
+            for (fd, hungUp) in zip(ready.prefix(Int(count)), hangups.prefix(Int(count))) {
                 if fd == wake {
                     var value: UInt64 = 0
                     _ = Glibc.read(wake, &value, 8)
                     continue
                 }
-                let handler = state.withLock { $0.handlers[fd] }
-                handler?()
+                guard let handler = state.withLock({ $0.handlers[fd] }) else {
+                    // Registered without a handler (it cannot stay so: level-triggered, it would report forever).
+                    _ = rg_epoll_remove(epoll, fd)
+                    continue
+                }
+                handler(hungUp != 0)
             }
         }
         Glibc.close(wake)

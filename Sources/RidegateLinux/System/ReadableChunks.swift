@@ -84,8 +84,9 @@ public enum ReadableChunks {
                 close()
             }
             do throws(Errno) {
-                try loop.watch(fd.rawValue) {
+                try loop.watch(fd.rawValue) { hungUp in
                     // Until EAGAIN or end of file (see the Dispatch version for why never to stop at a short read).
+                    var readAny = false
                     while true {
                         do throws(Errno) {
                             let n = try fd.read(into: buffer.bytes)
@@ -94,9 +95,17 @@ public enum ReadableChunks {
                                 end()
                                 return
                             }
+                            readAny = true
                             continuation.yield(Array(buffer.bytes[0..<n]))
                         } catch {
-                            if error == .wouldBlock { return }
+                            if error == .wouldBlock {
+                                // Hung up with nothing left to read: the end (epoll would report it forever).
+                                if hungUp, !readAny {
+                                    continuation.finish()
+                                    end()
+                                }
+                                return
+                            }
                             continuation.finish(throwing: SystemCallError("read", label, error))
                             end()
                             return

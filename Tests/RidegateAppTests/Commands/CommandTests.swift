@@ -99,6 +99,18 @@ import Testing
         #expect(await bad.waitForOutput(timeout: 5) { $0.contains(#"{"error":"rr_odd_length"}"#) }.contains(#"{"error":"rr_odd_length"}"#))
     }
 
+    @Test("sun names the zone in force on the day it shows: MDT in June, MST in January (it said today's)")
+    func sunZoneOfTheDay() async throws {
+        for (date, zone) in [("2026-06-21", "MDT"), ("2026-01-21", "MST")] {
+            let sun = try ChildProcess(RidegateAppTestsPaths.executable, ["sun", "--lat", "40", "--lon", "-105", "--date", date],
+                                       captureOutput: true, environment: ["TZ": "America/Denver", "PATH": "/usr/bin:/bin"])
+            #expect(await sun.waitForExit(timeout: 10).flatMap(ChildProcess.exitCode) == 0)
+            let lines = await sun.waitForAllOutput(timeout: 5)
+            #expect(lines.first?.hasSuffix("(times in \(zone))") == true, "\(lines.prefix(3))")
+            #expect(lines.contains { $0.hasPrefix("sunrise") && $0.hasSuffix(zone) })
+        }
+    }
+
     @Test("sun --json keeps the contract: statuses always, events only when they occur")
     func sunJSON() async throws {
         let ok = try ChildProcess(RidegateAppTestsPaths.executable,

@@ -1,0 +1,25 @@
+import Glibc
+import RidegateCore
+
+/// Local civil time through the C library (TZ and /etc/localtime), for what a person reads only: payloads and
+/// files stay UTC.
+public enum LocalTime {
+    /// The zone's abbreviation in force at `timestamp` (MDT in June, MST in January, for America/Denver).
+    public static func zoneName(at timestamp: Timestamp) -> String {
+        var t = time_t(timestamp.secondsSince1970.rounded())
+        var parts = tm()
+        localtime_r(&t, &parts)
+        guard let name = parts.tm_zone else { return "UTC" }
+        return String(cString: name)
+    }
+
+    /// `2026-06-21 05:32:25 MDT`.
+    public static func format(_ timestamp: Timestamp) -> String {
+        var t = time_t(timestamp.secondsSince1970.rounded())
+        var parts = tm()
+        localtime_r(&t, &parts)
+        var buffer = [CChar](repeating: 0, count: 64)
+        let n = strftime(&buffer, buffer.count, "%Y-%m-%d %H:%M:%S %Z", &parts)
+        return String(decoding: buffer.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

@@ -1,0 +1,34 @@
+import Glibc
+
+/// Paths a command needs from the system: a fresh private directory, and where the running binary is.
+public enum ProcessPaths {
+    /// mkdtemp(3): a new directory, 0700, named from `prefix` (e.g. "/tmp/ridegate-demo-").
+    public static func temporaryDirectory(prefix: String) throws(SystemCallError) -> String {
+        var template = Array((prefix + "XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else { throw SystemCallError("mkdtemp", prefix, .current) }
+        return String(cString: made)
+    }
+
+    /// The running binary's directory (readlink /proc/self/exe), nil when the kernel will not say.
+    public static func executableDirectory() -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard n > 0 else { return nil }
+        let exe = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return exe.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+    }
+
+    /// gethostname(2), nil when it fails.
+    public static func hostName() -> String? {
+        var name = [CChar](repeating: 0, count: 256)
+        guard gethostname(&name, name.count) == 0 else { return nil }
+        return String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// mkdir(2) then chmod(2) to `mode` (also for a directory made earlier); the error when it cannot be made.
+    @discardableResult
+    public static func privateDirectory(_ path: String, mode: mode_t) -> Errno? {
+        if mkdir(path, mode) != 0, errno != EEXIST { return Errno.current }
+        return chmod(path, mode) == 0 ? nil : Errno.current
+    }
+}
