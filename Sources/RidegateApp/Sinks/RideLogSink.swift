@@ -126,7 +126,7 @@ public final class RideLogSink: EffectSink, @unchecked Sendable {
         }
         let announced = includingNewest ? rides.last.map { [$0.id] } ?? [] : finished
         if let ride = rides.last(where: { announced.contains($0.id) }) {
-            announce(Publication(topic: "rides/last", payload: Self.payload(ride, files: files[ride.id] ?? []), retain: true))
+            announce(Publication(topic: .ridesLast, payload: Self.payload(ride, files: files[ride.id] ?? []), retain: true))
         }
         if let now { keepWithinLimits(now: now) }
     }

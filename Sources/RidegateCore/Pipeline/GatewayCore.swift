@@ -122,10 +122,10 @@ public struct GatewayCore: Sendable {
                 heartRateTotals.add(measurement.beatsPerMinute)
                 shownZone = zone.update(value: measurement.beatsPerMinute, at: ts)
             }
-            guard admit("heart_rate", at: ts, interval: settings.heartRateMinimumInterval) else { break }
-            let seq = nextSequence("heart_rate")
+            guard admit(Topic.heartRate.name, at: ts, interval: settings.heartRateMinimumInterval) else { break }
+            let seq = nextSequence(Topic.heartRate.name)
             let payload = Payloads.heartRate(measurement, strap: strap, zone: shownZone, ts: ts, seq: seq, clockTrusted: time.isTrusted)
-            effects.append(.publish(Publication(topic: "heart_rate", payload: payload, sequence: seq)))
+            effects.append(.publish(Publication(topic: .heartRate, payload: payload, sequence: seq)))
 
         case .heartRateUndecodable, .cyclingUndecodable:
             break // logged by the source; nothing trustworthy to publish
@@ -145,7 +145,7 @@ public struct GatewayCore: Sendable {
             var shownZone: Int?
             if powerZone != nil { shownZone = powerZone?.update(value: Int((averages.0 ?? Double(m.powerWatts)).rounded()), at: ts) }
             countWheel(sensor, step, at: now)
-            let topic = "\(sensor.topic)/power"
+            let topic = Topic.sensor(sensor, .power).name
             let seq = nextSequence(topic)
             let payload = Payloads.power(m, averages: averages, zone: shownZone, cadence: step.cadence, wheelSpeed: step.speed, ts: ts,
                                          seq: seq, clockTrusted: time.isTrusted)
@@ -158,7 +158,7 @@ public struct GatewayCore: Sendable {
             cyclingSensors[sensor.id] = state
             if let cadence = step.cadence { latest.cadence = (cadence, at.monotonicSeconds) }
             countWheel(sensor, step, at: at.monotonicSeconds)
-            let topic = "\(sensor.topic)/speed_cadence"
+            let topic = Topic.sensor(sensor, .speedCadence).name
             let seq = nextSequence(topic)
             let payload = Payloads.speedCadence(cadence: step.cadence, wheelSpeed: step.speed, ts: ts, seq: seq, clockTrusted: time.isTrusted)
             effects.append(.publish(Publication(topic: topic, payload: payload, sequence: seq)))
@@ -177,7 +177,7 @@ public struct GatewayCore: Sendable {
             json.add("model", details.model)
             json.add("measures", json: "[" + details.measures.sorted().map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "]")
             if sensor.kind != .heartRate { json.add("wheel_mm", sensor.wheelMillimetres, decimals: 0) }
-            effects.append(.publish(Publication(topic: "\(sensor.topic)/info", payload: json.finish(), retain: true)))
+            effects.append(.publish(Publication(topic: .sensor(sensor, .info), payload: json.finish(), retain: true)))
             if let ha = settings.homeAssistant, announcedSensors[sensor].map({ !details.measures.isSubset(of: $0) }) ?? true {
                 let measures = details.measures.union(announcedSensors[sensor] ?? [])
                 announcedSensors[sensor] = measures
@@ -193,15 +193,15 @@ public struct GatewayCore: Sendable {
             if fix.hasPosition, let time = fix.time, let lat = fix.latitude, let lon = fix.longitude {
                 effects.append(.recordPoint(ridePoint(time: time, latitude: lat, longitude: lon, fix: fix, now: at.monotonicSeconds)))
             }
-            if admit("gps", at: ts, interval: settings.gpsMinimumInterval) {
-                let seq = nextSequence("gps")
-                effects.append(.publish(Publication(topic: "gps", payload: Payloads.gps(fix, ride: ride.summary, ts: ts, seq: seq), sequence: seq)))
+            if admit(Topic.gps.name, at: ts, interval: settings.gpsMinimumInterval) {
+                let seq = nextSequence(Topic.gps.name)
+                effects.append(.publish(Publication(topic: .gps, payload: Payloads.gps(fix, ride: ride.summary, ts: ts, seq: seq), sequence: seq)))
             }
             effects += gpsStateEffects(fix.hasPosition ? .ok : .noFix, ts: ts)
             if fix.hasPosition, let lat = fix.latitude, let lon = fix.longitude,
                lastPosition.map({ ts - $0 >= settings.positionInterval || ts < $0 }) ?? true {
                 lastPosition = ts
-                effects.append(.publish(Publication(topic: "position", payload: Payloads.position(
+                effects.append(.publish(Publication(topic: .position, payload: Payloads.position(
                     latitude: lat, longitude: lon, hdop: fix.hdop, ts: ts), retain: true)))
             }
             if fix.hasPosition, lastRideSummary.map({ ts - $0 >= settings.rideSummaryInterval }) ?? true {
@@ -253,7 +253,7 @@ public struct GatewayCore: Sendable {
         json.add("sensor_reconnects", sensorLosses.filter { $0.key.kind != .heartRate }.values.reduce(0, +))
         json.add("coalesced", coalesced.values.reduce(0, +))
         json.add("gps_state", gpsState?.rawValue)
-        return [.publish(Publication(topic: "health", payload: json.finish(), retain: true))]
+        return [.publish(Publication(topic: .health, payload: json.finish(), retain: true))]
     }
 
     /// What to publish before any event: Home Assistant's discovery configs for the gateway.
@@ -310,9 +310,9 @@ public struct GatewayCore: Sendable {
         let report = SunReport(latitude: latitude, longitude: longitude, now: now, warningLead: settings.sunsetWarningLead)
         sun = (date, latitude, longitude, now)
         sunsetWarning = report.sunsetWarning
-        let seq = nextSequence("sun")
+        let seq = nextSequence(Topic.sun.name)
         var effects: [Effect] = [.publish(Publication(
-            topic: "sun", payload: report.payload(ts: now, seq: seq, clockTrusted: time.isTrusted), retain: true, sequence: seq))]
+            topic: .sun, payload: report.payload(ts: now, seq: seq, clockTrusted: time.isTrusted), retain: true, sequence: seq))]
         let far = remembered.map {
             GreatCircle.distanceMeters(lat1: $0.latitude, lon1: $0.longitude, lat2: latitude, lon2: longitude) >= 1000
         } ?? true
@@ -326,11 +326,11 @@ public struct GatewayCore: Sendable {
     /// The `ride` summary now. Along the ride a reading like any other (spooled, replayed); the `final` one at
     /// the orderly stop is retained, so a subscriber that comes after the ride still gets its totals.
     public mutating func rideSummary(ts: Timestamp, final: Bool = false) -> Publication {
-        let seq = nextSequence("ride")
+        let seq = nextSequence(Topic.ride.name)
         let totals = Payloads.RideTotals(ride: ride.summary, secondsInZone: zone.secondsInZone, power: ridePower,
                                          secondsInPowerZone: powerZone?.secondsInZone, wheelEstimate: wheel.calibration.estimateMillimetres,
                                          heartRate: heartRateTotals, elevation: elevation)
-        return Publication(topic: "ride", payload: Payloads.ride(totals, final: final, ts: ts, seq: seq), retain: final, sequence: seq)
+        return Publication(topic: .ride, payload: Payloads.ride(totals, final: final, ts: ts, seq: seq), retain: final, sequence: seq)
     }
 
     private mutating func sensorStateEffects(_ sensor: SensorRef, _ state: SensorState, reason: String?, ts: Timestamp) -> [Effect] {
@@ -341,7 +341,7 @@ public struct GatewayCore: Sendable {
         var extra: [(String, String)] = []
         if let last = sensorLastReason[sensor] { extra.append(("last_reason", last)) }
         let payload = Payloads.deviceState(state.rawValue, ts: ts, extra: extra, reconnects: sensorLosses[sensor] ?? 0)
-        return [.publish(Publication(topic: "\(sensor.topic)/state", payload: payload, retain: true))]
+        return [.publish(Publication(topic: .sensor(sensor, .state), payload: payload, retain: true))]
     }
 
     /// A wheel's revolutions: the ride's distance while there is no position fix, and the wheel's
@@ -354,7 +354,7 @@ public struct GatewayCore: Sendable {
     private mutating func gpsStateEffects(_ state: GPSDeviceState, ts: Timestamp) -> [Effect] {
         guard gpsState != state else { return [] }
         gpsState = state
-        return [.publish(Publication(topic: "gps/state", payload: Payloads.deviceState(state.rawValue, ts: ts), retain: true))]
+        return [.publish(Publication(topic: .gpsState, payload: Payloads.deviceState(state.rawValue, ts: ts), retain: true))]
     }
 
     private mutating func newLEDSignal() -> LEDSignal? {

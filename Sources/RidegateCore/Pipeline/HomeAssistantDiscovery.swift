@@ -62,14 +62,14 @@ public struct HomeAssistantDiscovery: Sendable {
     }
 
     private var entities: [Entity] {
-        let gps = sourceAvailability(topic: "gps/state", when: "value_json.state == 'ok'")
-        let gpsPresent = sourceAvailability(topic: "gps/state", when: "value_json.state in ('ok', 'no_fix')")
+        let gps = sourceAvailability(topic: Topic.gpsState.name, when: "value_json.state == 'ok'")
+        let gpsPresent = sourceAvailability(topic: Topic.gpsState.name, when: "value_json.state in ('ok', 'no_fix')")
         let heartRateExpiry = expiry(heartRateInterval)
         let gpsExpiry = expiry(gpsInterval)
         return [
             Entity(component: "sensor", key: "heart_rate", feature: .heartRate) { w in
                 w.add("name", "Heart rate")
-                stateFields(&w, topic: "heart_rate", template: "{{ value_json.bpm }}", icon: "mdi:heart-pulse")
+                stateFields(&w, topic: Topic.heartRate.name, template: "{{ value_json.bpm }}", icon: "mdi:heart-pulse")
                 w.add("unit_of_measurement", "bpm")
                 w.add("state_class", "measurement")
                 w.add("expire_after", heartRateExpiry)
@@ -77,14 +77,14 @@ public struct HomeAssistantDiscovery: Sendable {
             },
             Entity(component: "sensor", key: "zone", feature: .heartRate) { w in
                 w.add("name", "Heart-rate zone")
-                stateFields(&w, topic: "heart_rate", template: "{{ value_json.zone }}", icon: "mdi:speedometer")
+                stateFields(&w, topic: Topic.heartRate.name, template: "{{ value_json.zone }}", icon: "mdi:speedometer")
                 w.add("state_class", "measurement")
                 w.add("expire_after", heartRateExpiry)
                 availability(&w)
             },
             Entity(component: "sensor", key: "speed", feature: .gps) { w in
                 w.add("name", "Speed")
-                stateFields(&w, topic: "gps", template: "{{ value_json.speed_mps }}")
+                stateFields(&w, topic: Topic.gps.name, template: "{{ value_json.speed_mps }}")
                 w.add("unit_of_measurement", "m/s")
                 w.add("device_class", "speed")
                 w.add("state_class", "measurement")
@@ -94,7 +94,7 @@ public struct HomeAssistantDiscovery: Sendable {
             },
             Entity(component: "sensor", key: "distance", feature: .gps) { w in
                 w.add("name", "Ride distance")
-                stateFields(&w, topic: "ride", template: "{{ value_json.distance_m }}")
+                stateFields(&w, topic: Topic.ride.name, template: "{{ value_json.distance_m }}")
                 w.add("unit_of_measurement", "m")
                 w.add("device_class", "distance")
                 w.add("state_class", "total_increasing")
@@ -103,7 +103,7 @@ public struct HomeAssistantDiscovery: Sendable {
             },
             Entity(component: "sensor", key: "gps_state", feature: .gps) { w in
                 w.add("name", "GPS")
-                stateFields(&w, topic: "gps/state", template: "{{ value_json.state }}", icon: "mdi:crosshairs-gps")
+                stateFields(&w, topic: Topic.gpsState.name, template: "{{ value_json.state }}", icon: "mdi:crosshairs-gps")
                 w.add("device_class", "enum")
                 w.add("options", json: "[" + GPSDeviceState.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "]")
                 w.add("entity_category", "diagnostic")
@@ -111,20 +111,20 @@ public struct HomeAssistantDiscovery: Sendable {
             },
             Entity(component: "device_tracker", key: "position", feature: .gps) { w in
                 w.add("name", "Position")
-                w.add("json_attributes_topic", "\(baseTopic)/position")
+                w.add("json_attributes_topic", "\(baseTopic)/\(Topic.position)")
                 w.add("source_type", "gps")
                 w.add("icon", "mdi:bike")
                 availability(&w, gpsPresent)
             },
             Entity(component: "sensor", key: "sunset", feature: .sun) { w in
                 w.add("name", "Sunset")
-                stateFields(&w, topic: "sun", template: "{{ value_json.sunset }}")
+                stateFields(&w, topic: Topic.sun.name, template: "{{ value_json.sunset }}")
                 w.add("device_class", "timestamp")
                 availability(&w)
             },
             Entity(component: "sensor", key: "time_to_sunset", feature: .sun) { w in
                 w.add("name", "Time to sunset")
-                stateFields(&w, topic: "sun", template: "{{ value_json.seconds_to_sunset }}")
+                stateFields(&w, topic: Topic.sun.name, template: "{{ value_json.seconds_to_sunset }}")
                 w.add("unit_of_measurement", "s")
                 w.add("device_class", "duration")
                 availability(&w)
@@ -167,7 +167,7 @@ public struct HomeAssistantDiscovery: Sendable {
         if let model = details.model { device.add("model", model) }
         device.add("via_device", objectPrefix)
         let deviceJSON = device.finish()
-        let connected = sourceAvailability(topic: "\(sensor.topic)/state", when: "value_json.state == 'connected'")
+        let connected = sourceAvailability(topic: Topic.sensor(sensor, .state).name, when: "value_json.state == 'connected'")
         return sensorEntities(sensor, measures: measures).map { entity in
             let objectID = "\(sensorObjectPrefix(sensor))_\(entity.key)"
             var w = JSONObjectWriter(capacity: 768)
@@ -249,7 +249,7 @@ public struct HomeAssistantDiscovery: Sendable {
         }
         list.append(("battery", { w in
             w.add("name", "Battery")
-            stateFields(&w, topic: "\(sensor.topic)/info", template: "{{ value_json.battery_pct }}")
+            stateFields(&w, topic: Topic.sensor(sensor, .info).name, template: "{{ value_json.battery_pct }}")
             w.add("unit_of_measurement", "%")
             w.add("device_class", "battery")
             w.add("state_class", "measurement")

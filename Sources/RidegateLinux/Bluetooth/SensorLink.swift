@@ -1,6 +1,4 @@
 import RidegateCore
-import RidegateLinux
-
 
 /// How a sensor is found and reached: the seam between the sensor source's logic (selection, reconnect,
 /// backoff) and the radio. On a Pi it is the kernel (management discovery, L2CAP); in tests, simulated
