@@ -110,6 +110,6 @@ enum DemoRideLocator {
         let sourceFile = #filePath
         let repo = sourceFile.split(separator: "/", omittingEmptySubsequences: false).dropLast(3).joined(separator: "/")
         candidates.append(repo + "/demo/ride.nmea")
-        return candidates.first { access($0, R_OK) == 0 }
+        return candidates.first { TextFile.unreadable($0) == nil }
     }
 }

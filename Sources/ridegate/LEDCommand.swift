@@ -63,6 +63,9 @@ struct LEDCommand: AsyncParsableCommand {
     }
 
     static func output(_ config: GatewayConfig, console: Bool, logger: Logger) throws -> any LEDOutput {
+        if !console, config.led.selectors.isEmpty {
+            logger.notice("no GPIO line is configured (led.mode is \(config.led.mode.rawValue)): showing the patterns on the console; set led.mode and led.line to drive an LED")
+        }
         if console || config.led.selectors.isEmpty { return ConsoleLEDOutput(logger: logger) }
         do {
             return GPIOLEDOutput(lines: try GatewayAssembly.requestLEDLines(config), logger: logger)

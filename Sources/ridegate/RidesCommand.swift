@@ -30,7 +30,7 @@ struct RidesCommand: ParsableCommand {
                 }
             }
             let path = GatewayAssembly.rideLogPath(directory ?? "")
-            guard access(path, R_OK) == 0 else {
+            guard TextFile.unreadable(path) == nil else {
                 writeError("no ride log at \(path): nothing was recorded there yet (or pass another --state-directory)")
                 throw ExitCode(ExitStatus.unavailable)
             }

@@ -26,6 +26,12 @@ struct RunCommand: AsyncParsableCommand {
             writeError(error.description)
             throw ExitCode(checkConfig ? 1 : ExitStatus.config)
         }
+        do {
+            try GatewayAssembly.checkFiles(config)
+        } catch {
+            writeError("\(global.config): \(error.description)")
+            throw ExitCode(checkConfig ? 1 : ExitStatus.config)
+        }
         if checkConfig {
             print("\(global.config): configuration is valid")
             return

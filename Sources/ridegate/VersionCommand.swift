@@ -10,5 +10,7 @@ struct VersionCommand: ParsableCommand {
         print("ridegate \(RidegateVersion.current)")
         print(GPIOOutputLine.libraryDescription)
         print(MQTTLibrary.versionDescription)
+        print(SQLiteLibrary.versionDescription)
+        print("libbluetooth (BlueZ): linked; BlueZ's library reports no version, `bluetoothctl --version` gives the stack's")
     }
 }

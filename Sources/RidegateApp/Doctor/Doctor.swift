@@ -13,13 +13,22 @@ public struct Doctor: Sendable {
     }
 
     public func run() async -> [DoctorCheck] {
-        let config: GatewayConfig
+        var config: GatewayConfig
+        var checks: [DoctorCheck]
         do {
             config = try TOMLConfigLoader.load(path: configPath)
+            checks = [DoctorCheck("configuration", .pass, "\(configPath) is valid")]
+            do {
+                try GatewayAssembly.checkFiles(config)
+            } catch {
+                checks.append(DoctorCheck("configured files", .fail, error.description))
+            }
         } catch {
-            return [DoctorCheck("configuration", .fail, error.description, fix: "correct the file; `ridegate run --check-config` re-checks it")]
+            // The rest is still worth knowing (a new Pi often has no config yet): checked against the defaults.
+            config = GatewayConfig()
+            checks = [DoctorCheck("configuration", .fail, error.description + "; the checks below use the defaults",
+                                  fix: "correct the file (or copy deploy/ridegate.toml.example there); `ridegate run --check-config` re-checks it")]
         }
-        var checks = [DoctorCheck("configuration", .pass, "\(configPath) is valid")]
         checks += await gps(config)
         checks += serialConfiguration(config)
         checks += await bluetooth(config)

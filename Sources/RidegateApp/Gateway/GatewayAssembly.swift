@@ -259,6 +259,19 @@ public enum GatewayAssembly {
             tls: config.mqtt.caFile.map { MQTTSettings.TLS(caFile: $0, certificateFile: config.mqtt.certificateFile, keyFile: config.mqtt.keyFile) })
     }
 
+    /// The files the configuration names, checked as `run` would use them: the password file (readable, and by
+    /// its owner only), the TLS files (readable). `run --check-config` reports the first problem, and `run`
+    /// refuses to start on it as a configuration mistake (exit 78) rather than failing later in libmosquitto.
+    public static func checkFiles(_ config: GatewayConfig) throws(SetupError) {
+        if let file = config.mqtt.passwordFile { _ = try readPassword(file) }
+        let tlsFiles = [("mqtt.ca_file", config.mqtt.caFile), ("mqtt.cert_file", config.mqtt.certificateFile), ("mqtt.key_file", config.mqtt.keyFile)]
+        for case let (key, path?) in tlsFiles {
+            if let error = TextFile.unreadable(path) {
+                throw SetupError(description: "\(key) = \"\(path)\": cannot read it (\(error)); check the path, and that the ridegate user can read it")
+            }
+        }
+    }
+
     /// The first line of the password file; refused when its group or others can read it.
     static func readPassword(_ path: String) throws(SetupError) -> String {
         do {

@@ -62,6 +62,11 @@ public enum TextFile {
         guard rename(temporary, path) == 0 else { throw SystemCallError("rename", path, .current) }
     }
 
+    /// Why this process cannot read `path` (access(2) R_OK), or nil when it can.
+    public static func unreadable(_ path: String) -> Errno? {
+        access(path, R_OK) == 0 ? nil : Errno.current
+    }
+
     /// stat(2) permission bits, for refusing a world-readable password file.
     public static func mode(_ path: String) throws(SystemCallError) -> mode_t {
         var st = stat()

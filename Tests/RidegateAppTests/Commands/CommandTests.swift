@@ -85,6 +85,30 @@ import Testing
         #expect(message.contains("bad.toml:4: zones.max_hr: 400 is out of range"))
     }
 
+    @Test("--check-config fails on what run would refuse: a password file others can read, a missing ca_file (run: exit 78)")
+    func checkConfigFiles() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rg-files-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try "secret\n".write(toFile: dir + "/pw", atomically: true, encoding: .utf8)
+        chmod(dir + "/pw", 0o644)
+        let cases = [
+            ("[mqtt]\nusername = \"u\"\npassword_file = \"\(dir)/pw\"\n", "can be read by anyone on the system; run: chmod 600"),
+            ("[mqtt]\nca_file = \"\(dir)/missing-ca.crt\"\n", "mqtt.ca_file = \"\(dir)/missing-ca.crt\": cannot read it"),
+        ]
+        for (text, reason) in cases {
+            try text.write(toFile: dir + "/c.toml", atomically: true, encoding: .utf8)
+            let check = try ChildProcess(RidegateAppTestsPaths.executable, ["run", "--check-config", "--config", dir + "/c.toml"], captureOutput: true)
+            #expect(await check.waitForExit(timeout: 10).flatMap(ChildProcess.exitCode) == 1)
+            #expect((await check.waitForAllOutput(timeout: 5)).joined().contains(reason), "\(check.lines)")
+            let run = try ChildProcess(RidegateAppTestsPaths.executable, ["run", "--config", dir + "/c.toml"], captureOutput: true)
+            #expect(await run.waitForExit(timeout: 10).flatMap(ChildProcess.exitCode) == 78)
+        }
+        chmod(dir + "/pw", 0o600)
+        try "[mqtt]\nusername = \"u\"\npassword_file = \"\(dir)/pw\"\n".write(toFile: dir + "/c.toml", atomically: true, encoding: .utf8)
+        let ok = try ChildProcess(RidegateAppTestsPaths.executable, ["run", "--check-config", "--config", dir + "/c.toml"], captureOutput: true)
+        #expect(await ok.waitForExit(timeout: 10).flatMap(ChildProcess.exitCode) == 0)
+    }
+
     @Test("hr decode: JSON for a valid payload, exit 65 and an error kind for a malformed one")
     func hrDecode() async throws {
         let ok = try ChildProcess(RidegateAppTestsPaths.executable, ["hr", "decode", "104620032103", "--json"], captureOutput: true)

@@ -66,4 +66,17 @@ import Testing
             #expect(lines.contains { $0.contains("groupadd") && $0.contains("gpio") }, "\(file): no gpio group where the system has none")
         }
     }
+
+    @Test("The example config shows every key docs/config.md documents (set or commented; ConfigLoaderTests parses it)")
+    func exampleConfigComplete() throws {
+        let example = try Self.read("deploy/ridegate.toml.example")
+        let keys = try Self.read("docs/config.md").split(separator: "\n").filter { $0.hasPrefix("| `") }.flatMap { row -> [String] in
+            // The first cell: `key` or `key`, `other`.
+            let cell = row.dropFirst(2).prefix { $0 != "|" }
+            return cell.split(separator: ",").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " `")) }
+        }
+        #expect(keys.count > 50, "docs/config.md's tables not found")
+        let missing = Set(keys).filter { key in !example.contains("\(key) = ") && !example.contains("\(key) =") }
+        #expect(missing.isEmpty, "deploy/ridegate.toml.example lacks \(missing.sorted())")
+    }
 }
