@@ -21,15 +21,14 @@ public enum ReadableChunks {
     }
 
     private static func stream(_ fd: FileDescriptor, label: String, close: @escaping @Sendable () -> Void) -> AsyncThrowingStream<[UInt8], Error> {
+        do throws(Errno) {
+            try fd.setNonBlocking()
+        } catch {
+            close()
+            return AsyncThrowingStream { $0.finish(throwing: SystemCallError("fcntl", label, error)) }
+        }
         if let loop = EventLoop.current { return stream(fd, label: label, on: loop, close: close) }
         return AsyncThrowingStream(bufferingPolicy: .bufferingNewest(256)) { continuation in
-            do throws(Errno) {
-                try fd.setNonBlocking()
-            } catch {
-                close()
-                continuation.finish(throwing: SystemCallError("fcntl", label, error))
-                return
-            }
             let queue = DispatchQueue(label: "ridegate.read.\(label)")
             let source = DispatchSource.makeReadSource(fileDescriptor: fd.rawValue, queue: queue)
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 1)
@@ -69,13 +68,6 @@ public enum ReadableChunks {
     private static func stream(_ fd: FileDescriptor, label: String, on loop: EventLoop,
                                close: @escaping @Sendable () -> Void) -> AsyncThrowingStream<[UInt8], Error> {
         AsyncThrowingStream(bufferingPolicy: .bufferingNewest(256)) { continuation in
-            do throws(Errno) {
-                try fd.setNonBlocking()
-            } catch {
-                close()
-                continuation.finish(throwing: SystemCallError("fcntl", label, error))
-                return
-            }
             // Ends once, on the loop's thread: stop watching before the descriptor is closed.
             let buffer = LoopReadBuffer()
             let end: @Sendable () -> Void = {

@@ -367,10 +367,10 @@ struct TOMLReader {
         guard let b = peek else { throw error("expected a value after '=', found the end of the file") }
         switch b {
         case UInt8(ascii: "\""):
-            if peek(1) == UInt8(ascii: "\""), peek(2) == UInt8(ascii: "\"") { return .node(TOMLNode(.string(try multilineBasicString()), at: start)) }
+            if peek(1) == UInt8(ascii: "\""), peek(2) == UInt8(ascii: "\"") { return .node(TOMLNode(.string(try multilineString(delimiter: b)), at: start)) }
             return .node(TOMLNode(.string(try basicString()), at: start))
         case UInt8(ascii: "'"):
-            if peek(1) == UInt8(ascii: "'"), peek(2) == UInt8(ascii: "'") { return .node(TOMLNode(.string(try multilineLiteralString()), at: start)) }
+            if peek(1) == UInt8(ascii: "'"), peek(2) == UInt8(ascii: "'") { return .node(TOMLNode(.string(try multilineString(delimiter: b)), at: start)) }
             return .node(TOMLNode(.string(try literalString()), at: start))
         case UInt8(ascii: "t"), UInt8(ascii: "f"):
             if match("true") { return .node(TOMLNode(.bool(true), at: start)) }
@@ -498,7 +498,7 @@ struct TOMLReader {
             let count = e == UInt8(ascii: "u") ? 4 : 8
             var value: UInt32 = 0
             for _ in 0..<count {
-                guard let h = peek, let digit = Self.hexValue(h) else {
+                guard let h = peek, let digit = TOMLNumber.digitValue(h) else {
                     throw error("\\\(e == UInt8(ascii: "u") ? "u" : "U") needs \(count) hex digits", at: start)
                 }
                 value = value << 4 | UInt32(digit)
@@ -510,15 +510,6 @@ struct TOMLReader {
             out.append(contentsOf: Array(String(Character(scalar)).utf8))
         default:
             throw error("unknown escape \\\(String(UnicodeScalar(e))) (TOML's are \\b \\t \\n \\f \\r \\\" \\\\ \\uXXXX \\UXXXXXXXX)", at: start)
-        }
-    }
-
-    static func hexValue(_ b: UInt8) -> UInt8? {
-        switch b {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): b - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): b - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): b - UInt8(ascii: "A") + 10
-        default: nil
         }
     }
 
@@ -542,26 +533,30 @@ struct TOMLReader {
         }
     }
 
-    /// `"""…"""`: a line end right after the opening is dropped; a backslash at a line's end joins the next
-    /// non-blank text; up to two quotes may end the content right before the closing three.
-    mutating func multilineBasicString() throws(TOMLError) -> String {
+    /// `"""…"""` and `'''…'''`: a line end right after the opening is dropped; up to two quotes may end the
+    /// content right before the closing three. Only the basic form has escapes, and a backslash at a line's end
+    /// that joins the next non-blank text.
+    mutating func multilineString(delimiter quote: UInt8) throws(TOMLError) -> String {
+        let basic = quote == UInt8(ascii: "\"")
         index += 3
         try dropFirstNewline()
         var out: [UInt8] = []
         while true {
-            guard let b = peek else { throw error("the multi-line string is not closed: expected '\"\"\"' before the end of the file") }
+            guard let b = peek else {
+                throw error("the multi-line string is not closed: expected \(basic ? "'\"\"\"'" : "\"'''\"") before the end of the file")
+            }
             switch b {
-            case UInt8(ascii: "\""):
-                if peek(1) == UInt8(ascii: "\""), peek(2) == UInt8(ascii: "\"") {
+            case quote:
+                if peek(1) == quote, peek(2) == quote {
                     var quotes = 3
-                    while quotes < 5, peek(quotes) == UInt8(ascii: "\"") { quotes += 1 }
-                    out.append(contentsOf: Array(repeating: UInt8(ascii: "\""), count: quotes - 3))
+                    while quotes < 5, peek(quotes) == quote { quotes += 1 }
+                    out.append(contentsOf: Array(repeating: quote, count: quotes - 3))
                     index += quotes
                     return String(decoding: out, as: UTF8.self)
                 }
                 out.append(b)
                 index += 1
-            case UInt8(ascii: "\\"):
+            case UInt8(ascii: "\\") where basic:
                 // A line-ending backslash: whitespace up to the line end, then every blank and line end after.
                 var j = index + 1
                 while j < bytes.count, bytes[j] == 0x20 || bytes[j] == 0x09 { j += 1 }
@@ -589,40 +584,7 @@ struct TOMLReader {
                 out.append(b)
                 index += 1
             case 0..<0x09, 0x0B..<0x20, 0x7F:
-                throw error("\(found) in a string: write it as an escape (\\u00\(hex(b)))")
-            default:
-                out.append(b)
-                index += 1
-            }
-        }
-    }
-
-    mutating func multilineLiteralString() throws(TOMLError) -> String {
-        index += 3
-        try dropFirstNewline()
-        var out: [UInt8] = []
-        while true {
-            guard let b = peek else { throw error("the multi-line string is not closed: expected \"'''\" before the end of the file") }
-            switch b {
-            case UInt8(ascii: "'"):
-                if peek(1) == UInt8(ascii: "'"), peek(2) == UInt8(ascii: "'") {
-                    var quotes = 3
-                    while quotes < 5, peek(quotes) == UInt8(ascii: "'") { quotes += 1 }
-                    out.append(contentsOf: Array(repeating: UInt8(ascii: "'"), count: quotes - 3))
-                    index += quotes
-                    return String(decoding: out, as: UTF8.self)
-                }
-                out.append(b)
-                index += 1
-            case UInt8(ascii: "\n"):
-                out.append(b)
-                newline()
-            case UInt8(ascii: "\r"):
-                guard peek(1) == UInt8(ascii: "\n") else { throw error("a carriage return without a line feed in a string") }
-                out.append(b)
-                index += 1
-            case 0..<0x09, 0x0B..<0x20, 0x7F:
-                throw error("\(found) in a literal string")
+                throw error(basic ? "\(found) in a string: write it as an escape (\\u00\(hex(b)))" : "\(found) in a literal string")
             default:
                 out.append(b)
                 index += 1
