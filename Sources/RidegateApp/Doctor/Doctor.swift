@@ -40,10 +40,27 @@ public struct Doctor: Sendable {
 
     func gps(_ config: GatewayConfig) async -> [DoctorCheck] {
         guard config.gps.enabled else { return [DoctorCheck("GPS", .skip, "gps.enabled = false")] }
-        guard access(config.gps.device, F_OK) == 0 else {
-            return [DoctorCheck("GPS", .fail, "\(config.gps.device) does not exist",
+        if let gpsd = config.gps.gpsd {
+            do {
+                let socket = try await TCPConnection.connect(host: gpsd.host, port: gpsd.port, timeout: 3)
+                socket.close()
+                return [DoctorCheck("GPS", .pass, "gpsd answers on \(gpsd); ridegate reads the receiver through it")]
+            } catch {
+                return [DoctorCheck("GPS", .fail, "gpsd at \(gpsd): \(error)", fix: "start gpsd (systemctl start gpsd), or check gps.gpsd")]
+            }
+        }
+        // gpsd holds the receiver's port open: both cannot read it.
+        let gpsdRunning = ProcessPaths.processRunning(named: "gpsd")
+        let gpsdCheck = gpsdRunning ? [DoctorCheck("gpsd", .warn, "gpsd is running: if it has the receiver open, ridegate and gpsd both read it and each sees half the data",
+                                                   fix: "read through it: set gps.gpsd = \"localhost:2947\" (and remove gps.device), or stop gpsd (systemctl disable --now gpsd.socket gpsd)")] : []
+        guard TextFile.unreadable(config.gps.device)?.rawValue != ENOENT else {
+            return gpsdCheck + [DoctorCheck("GPS", .fail, "\(config.gps.device) does not exist",
                                 fix: "plug the receiver in; install udev/60-ridegate.rules for /dev/ridegate-gps, or set gps.device (ls /dev/ttyACM* /dev/ttyUSB* /dev/serial0)")]
         }
+        return gpsdCheck + (await gpsPort(config))
+    }
+
+    func gpsPort(_ config: GatewayConfig) async -> [DoctorCheck] {
         do {
             if let rate = try await BaudRateDetector(devicePath: config.gps.device, listenSeconds: 2).detect() {
                 let configured: String

@@ -22,7 +22,9 @@ public enum GatewayAssembly {
     public static func daemon(config: GatewayConfig, version: String, logger: Logger) throws(SetupError) -> Gateway {
         let clock = SystemClock()
         var sources: [any EventSource] = []
-        if config.gps.enabled {
+        if config.gps.enabled, let gpsd = config.gps.gpsd {
+            sources.append(GPSDSource(address: gpsd, clock: clock, logger: logger.labeled("gps")))
+        } else if config.gps.enabled {
             let baud: GPSSource.Baud
             switch config.gps.baud {
             case .fixed(let rate): baud = .fixed(rate)

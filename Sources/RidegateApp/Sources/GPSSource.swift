@@ -89,45 +89,8 @@ public struct GPSSource: EventSource {
     }
 
     private func read(_ port: SerialPort, emit: @escaping @Sendable (SourceEvent) -> Void) async -> NMEAStatistics {
-        var splitter = LineSplitter(maximumLength: NMEAFraming.maximumLength + 8)
-        let decoder = NMEADecoder()
-        var assembler = FixAssembler(notBefore: rolloverFloor)
-        var statistics = NMEAStatistics()
-        var rolloverLogged = false
-        let watchdog = DataWatchdog(seconds: dataTimeout) { emit(.gpsState(.noData, at: clock.now())) }
-        defer { watchdog.stop() }
-        do {
-            for try await chunk in ReadableChunks.stream(port.descriptor, label: devicePath) {
-                let now = clock.now()
-                splitter.append(chunk) { line in
-                    let outcome = decoder.decode(line: line)
-                    statistics.count(outcome)
-                    switch outcome {
-                    case .decoded(let sentence):
-                        watchdog.kick()
-                        if case .txt(let text) = sentence.body {
-                            logger.info("receiver says", [("gps.text", text.text)])
-                        }
-                        for fix in assembler.consume(sentence) { emit(.gpsFix(fix, at: now)) }
-                        if assembler.rolloverCorrections > 0, !rolloverLogged {
-                            rolloverLogged = true
-                            logger.warning("receiver reports a date before a GPS week rollover; correcting by 1024 weeks",
-                                           [("gps.date", assembler.date?.description ?? "?")])
-                        }
-                    case .rejected(.empty):
-                        break
-                    case .rejected(let reason):
-                        logger.debug("NMEA line rejected", [("gps.reason", "\(reason)")])
-                    default:
-                        watchdog.kick() // a valid sentence we do not use still means the link works
-                    }
-                }
-            }
-        } catch {
-            logger.debug("GPS read ended", [("gps.error", "\(error)")])
-        }
-        statistics.overlong += splitter.overlongLines
-        return statistics
+        await NMEAStreamReader(label: devicePath, rolloverFloor: rolloverFloor, dataTimeout: dataTimeout, clock: clock, logger: logger)
+            .read(ReadableChunks.stream(port.descriptor, label: devicePath), emit: emit)
     }
 }
 

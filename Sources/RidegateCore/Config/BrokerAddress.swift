@@ -1,4 +1,5 @@
-/// A broker given on the command line: `host`, `host:port`, or `[v6-address]:port`.
+/// A host and port as a person writes them: `host`, `host:port`, or `[v6-address]:port` (a broker on the
+/// command line, gpsd in the config).
 public struct BrokerAddress: Sendable, Equatable, CustomStringConvertible {
     public var host: String
     public var port: Int
@@ -13,9 +14,11 @@ public struct BrokerAddress: Sendable, Equatable, CustomStringConvertible {
         public var description: String
     }
 
-    public init(parsing text: String) throws(ParseError) {
-        func fail(_ why: String) -> ParseError { ParseError(description: "\"\(text)\" is not a broker address: \(why); write host or host:port, e.g. localhost:1883 or [::1]:1883") }
-        if text.contains("://") { throw fail("no scheme is needed (mqtt:// or tcp://): TLS is set in the config's [mqtt] ca_file") }
+    /// `what` and `example` word the error: "a broker address", "localhost:1883 or [::1]:1883".
+    public init(parsing text: String, defaultPort: Int = 1883, what: String = "a broker address",
+                example: String = "localhost:1883 or [::1]:1883") throws(ParseError) {
+        func fail(_ why: String) -> ParseError { ParseError(description: "\"\(text)\" is not \(what): \(why); write host or host:port, e.g. \(example)") }
+        if text.contains("://") { throw fail("no scheme is needed (mqtt:// or tcp://): TLS for MQTT is set in the config's [mqtt] ca_file") }
         var host = Substring(text)
         var portText: Substring?
         if host.hasPrefix("[") {
@@ -35,7 +38,7 @@ public struct BrokerAddress: Sendable, Equatable, CustomStringConvertible {
         }
         guard !host.isEmpty else { throw fail("the host is empty") }
         guard !host.contains(where: { $0 == " " || $0 == "/" }) else { throw fail("a host has no spaces or slashes (no mqtt:// prefix)") }
-        var port = 1883
+        var port = defaultPort
         if let portText {
             guard let value = Int(portText) else { throw fail("the port \"\(portText)\" is not a number") }
             guard (1...65535).contains(value) else { throw fail("the port \(value) is not between 1 and 65535") }

@@ -34,6 +34,8 @@ public struct GatewayConfig: Sendable, Equatable {
         public var enabled = true
         public var device = "/dev/ridegate-gps"
         public var baud = Baud.fixed(9600)
+        /// Read the receiver through a running gpsd (its raw NMEA) instead of opening `device`.
+        public var gpsd: BrokerAddress?
     }
 
     public struct HeartRate: Sendable, Equatable {
@@ -228,6 +230,16 @@ public struct GatewayConfig: Sendable, Equatable {
             case .integer(let rate) where SerialBaud.supported.contains(rate): gps.baud = .fixed(rate)
             default:
                 throw g.error("baud", node, "\(node.rendered) is not allowed; use one of \(SerialBaud.supported.map(String.init).joined(separator: ", ")) or \"auto\"")
+            }
+        }
+        if let text = try g.optionalString("gpsd") {
+            do throws(BrokerAddress.ParseError) {
+                gps.gpsd = try BrokerAddress(parsing: text, defaultPort: 2947, what: "a gpsd address", example: "localhost:2947")
+            } catch {
+                throw g.error("gpsd", g.table["gpsd"], error.description)
+            }
+            if g.table["device"] != nil || g.table["baud"] != nil {
+                throw g.error("gpsd", g.table["gpsd"], "set either gps.gpsd (read through gpsd) or gps.device/baud (open the receiver), not both")
             }
         }
         try g.finish()

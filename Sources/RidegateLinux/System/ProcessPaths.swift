@@ -31,4 +31,16 @@ public enum ProcessPaths {
         if mkdir(path, mode) != 0, errno != EEXIST { return Errno.current }
         return chmod(path, mode) == 0 ? nil : Errno.current
     }
+
+    /// Whether a process with this command name runs (from /proc/*/comm): doctor's "is gpsd running?".
+    public static func processRunning(named name: String) -> Bool {
+        guard let dir = opendir("/proc") else { return false }
+        defer { closedir(dir) }
+        while let entry = readdir(dir) {
+            let pid = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard !pid.isEmpty, pid.allSatisfy(\.isNumber) else { continue }
+            if (try? TextFile.read("/proc/\(pid)/comm"))?.split(separator: "\n").first.map(String.init) == name { return true }
+        }
+        return false
+    }
 }

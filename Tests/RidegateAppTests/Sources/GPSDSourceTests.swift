@@ -1,0 +1,69 @@
+import Foundation
+import RidegateTestSupport
+import Testing
+
+/// The GPS read through a real gpsd: `gpsfake` (Debian's gpsd-clients) starts gpsd on a free port and feeds it
+/// the demo ride's NMEA; `ridegate run` with `gps.gpsd` publishes its fixes, and comes back when gpsd restarts.
+@Suite(.serialized) struct GPSDSourceTests {
+    func startGPSFake(port: Int, log: String) throws -> ChildProcess {
+        try ChildProcess(try Executables.find("gpsfake", hint: "apt-get install gpsd gpsd-clients").path,
+                         ["-P", String(port), "-c", "0.05", "-q", log], captureOutput: true)
+    }
+
+    @Test("gps.gpsd: fixes through gpsd reach MQTT; gpsd stopping says no_device; a restarted gpsd is read again")
+    func throughGPSD() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rg-gpsd-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let ride = try String(contentsOfFile: RidegateAppTestsPaths.repository + "/demo/ride.nmea", encoding: .utf8)
+        try ride.split(separator: "\n").prefix(600).joined(separator: "\n").appending("\n").write(toFile: dir + "/ride.nmea", atomically: true, encoding: .utf8)
+        let broker = try MosquittoBroker()
+        let gpsdPort = try FreePort.loopback()
+        try """
+            device_id = "g"
+            state_directory = "\(dir)/state"
+            [mqtt]
+            port = \(broker.port)
+            host = "127.0.0.1"
+            homeassistant_discovery = false
+            [gps]
+            gpsd = "127.0.0.1:\(gpsdPort)"
+            [heart_rate]
+            enabled = false
+            """.write(toFile: dir + "/c.toml", atomically: true, encoding: .utf8)
+        let sub = try MQTTSubscriber(port: broker.port, topic: "ridegate/g/#")
+        var gpsfake = try startGPSFake(port: gpsdPort, log: dir + "/ride.nmea")
+        let daemon = try ChildProcess(RidegateAppTestsPaths.executable, ["run", "--config", dir + "/c.toml"], captureOutput: true)
+        defer { daemon.signal(SIGTERM) }
+
+        let fixes = await sub.wait(timeout: TestTime.seconds(20)) { messages in
+            messages.filter { $0.topic == "ridegate/g/gps" && ($0.json["lat"] as? Double).map { abs($0 - 40.01) < 0.05 } == true }.count >= 5
+        }
+        #expect(fixes.filter { $0.topic == "ridegate/g/gps" }.count >= 5, "\(daemon.lines.suffix(8))")
+        #expect(fixes.contains { $0.topic == "ridegate/g/gps/state" && $0.json["state"] as? String == "ok" })
+
+        // gpsd goes away: said on gps/state and in the log; then it is back on the same port and read again.
+        gpsfake.signal(SIGTERM)
+        _ = await gpsfake.waitForExit(timeout: TestTime.seconds(10))
+        let gone = await sub.wait(timeout: TestTime.seconds(15)) { $0.last { $0.topic == "ridegate/g/gps/state" }?.json["state"] as? String == "no_device" }
+        #expect(gone.last { $0.topic == "ridegate/g/gps/state" }?.json["state"] as? String == "no_device")
+        let before = sub.messages.filter { $0.topic == "ridegate/g/gps" }.count
+        gpsfake = try startGPSFake(port: gpsdPort, log: dir + "/ride.nmea")
+        defer { gpsfake.signal(SIGTERM) }
+        let again = await sub.wait(timeout: TestTime.seconds(40)) { $0.filter { $0.topic == "ridegate/g/gps" }.count >= before + 5 }
+        #expect(again.filter { $0.topic == "ridegate/g/gps" }.count >= before + 5, "\(daemon.lines.suffix(8))")
+        #expect(daemon.lines.contains { $0.contains("gpsd closed the connection; reconnecting") })
+    }
+
+    @Test("gps.gpsd is checked: an address that is not one, or together with gps.device, is refused with the fix")
+    func config() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rg-gpsdc-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        for (text, reason) in [("[gps]\ngpsd = \"gpsd://pi\"\n", "is not a gpsd address: no scheme is needed"),
+                               ("[gps]\ngpsd = \"localhost\"\ndevice = \"/dev/ttyACM0\"\n", "set either gps.gpsd")] {
+            try text.write(toFile: dir + "/c.toml", atomically: true, encoding: .utf8)
+            let check = try ChildProcess(RidegateAppTestsPaths.executable, ["run", "--check-config", "--config", dir + "/c.toml"], captureOutput: true)
+            #expect(await check.waitForExit(timeout: 10).flatMap(ChildProcess.exitCode) == 1)
+            #expect((await check.waitForAllOutput(timeout: 5)).joined().contains(reason), "\(check.lines)")
+        }
+    }
+}
