@@ -89,7 +89,7 @@ import Testing
             == "c.toml:2:13: TOML syntax error: expected the end of the line after the value, found 'p' (one key = value per line; # starts a comment)")
         #expect(check("device_id = \"é\" x\n")?.column == 17)
         #expect(check("[mqtt]\nport = 0x\n")?.description == "c.toml:2:8: TOML syntax error: 0x is not a TOML value (quote text: \"0x\"; numbers, true/false, dates and times are bare)")
-        #expect(check("[mqtt]\nport = 1883\nport = 1884\n")?.description == "c.toml:3:1: TOML syntax error: the key port is defined twice (first on line 2)")
+        #expect(check("[mqtt]\nport = 1883\nport = 1884\n")?.description == "c.toml:3:1: TOML syntax error: the key mqtt.port is defined twice (first on line 2)")
         #expect(check("a = \"\\q\"\n")?.description == "c.toml:1:6: TOML syntax error: unknown escape \\q (TOML's are \\b \\t \\n \\f \\r \\\" \\\\ \\uXXXX \\UXXXXXXXX)")
     }
 }

@@ -71,6 +71,25 @@ import Testing
         } else { Issue.record("datetime") }
     }
 
+    @Test("Redefinitions say which rule they break")
+    func redefinitionMessages() {
+        let cases = [
+            ("[a]\nb.c = 1\n[a.b]\n", "3:1: [a.b] defines a table that dotted keys already defined (line 2); add to it with dotted keys there"),
+            ("[a]\n[a]\n", "2:1: the table [a] is defined twice (first on line 1)"),
+            ("a = {}\n[a.b]\n", "2:1: a is an inline table: it is complete as written and cannot be extended"),
+            ("[[a]]\n[a]\n", "2:1: [a] is an array of tables (written [[a]]); it cannot also be a table"),
+            ("[a.b]\nx = 1\n[a]\nb.y = 2\n", "4:1: a.b was defined by a [a.b] header (line 1); dotted keys cannot add to it from here"),
+        ]
+        for (text, expected) in cases {
+            do {
+                _ = try TOMLParser.parse(text)
+                Issue.record("accepted \(text.debugDescription)")
+            } catch {
+                #expect(error.description == expected, "\(text.debugDescription)")
+            }
+        }
+    }
+
     @Test("Positions: the key's line and column, counted in characters")
     func positions() throws {
         let doc = try TOMLParser.parse("# é\n[mqtt]\n  port = 1883\n\"é\" = 1\n")

@@ -23,8 +23,9 @@ struct TOMLReader {
     var line = 1
     var lineStart = 0
     let root: TOMLTableTree
-    /// The table the next key/value pairs go into (the last header's).
+    /// The table the next key/value pairs go into (the last header's), and its path, for messages.
     var current: TOMLTableTree
+    var currentPath: [String] = []
 
     init(_ bytes: [UInt8]) {
         self.bytes = bytes
@@ -199,6 +200,7 @@ struct TOMLReader {
         }
         let last = keys[keys.count - 1]
         let dotted = keys.joined(separator: ".")
+        currentPath = keys
         if isArray {
             switch table.entries[last] {
             case nil:
@@ -272,8 +274,9 @@ struct TOMLReader {
         skipWhitespace()
         let value = try self.value(depth: depth)
         var target = table
+        let base = inline ? [] : currentPath
         for (offset, name) in keys.dropLast().enumerated() {
-            let path = keys.prefix(offset + 1).joined(separator: ".")
+            let path = (base + keys.prefix(offset + 1)).joined(separator: ".")
             switch target.entries[name] {
             case nil:
                 let fresh = TOMLTableTree(origin: .dotted, at: keyPosition)
@@ -305,7 +308,7 @@ struct TOMLReader {
             case .table(let t): first = t.position.line
             case .arrayOfTables(_, let at): first = at.line
             }
-            throw TOMLError("the key \(keys.joined(separator: ".")) is defined twice (first on line \(first))", at: keyPosition)
+            throw TOMLError("the key \((base + keys).joined(separator: ".")) is defined twice (first on line \(first))", at: keyPosition)
         }
         switch value {
         case .inlineTable(let tree):
@@ -314,7 +317,6 @@ struct TOMLReader {
             node.position = keyPosition
             target.entries[last] = .value(node)
         }
-        _ = inline
     }
 
     /// A key: bare, quoted or literal parts joined by dots (spaces allowed around the dots).
