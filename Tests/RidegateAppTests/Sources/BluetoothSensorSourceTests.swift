@@ -51,6 +51,9 @@ final class SimulatedSensorLink: SensorLink, @unchecked Sendable {
                let device = devices.first(where: { wanted($0.found.address, $0.advertising) }) {
                 return device.found
             }
+            // Available, but nothing this source wants (another holds the claim): the wait above returned at
+            // once, so look again shortly instead of spinning (a spinning task starved the pool: the suite hung).
+            try? await Task.sleep(nanoseconds: 20_000_000)
         }
         throw .noAdapter
     }
