@@ -13,7 +13,7 @@ import Testing
         return (status, await process.waitForAllOutput(timeout: 5))
     }
 
-    @Test("The demo's ride is in the ride log; its GPX reads back in gpxpy with the same distance (±2 %), heart rate, cadence and power; GPX and TCX read back in gpsbabel; FIT in Garmin's FIT SDK")
+    @Test("The demo's ride is in the ride log; its GPX is schema-valid and reads back in gpxpy with the same distance (±2 %), heart rate, cadence and power; TCX in python-tcxparser; GPX, TCX and FIT in gpsbabel; FIT in Garmin's FIT SDK")
     func demoRideToGPX() async throws {
         let broker = try MosquittoBroker()
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("rg-ride-\(UUID().uuidString)").path
@@ -131,6 +131,19 @@ import Testing
             #expect(fitSize * 10 < tcxSize, "FIT \(fitSize) bytes, TCX \(tcxSize)")
         } else {
             Issue.record("Garmin's FIT SDK is not installed at \(fitPython): run ./scripts/test (it installs it)")
+        }
+        // gpsbabel reads the FIT too: every point, heart rate on them.
+        let babelFIT = try ChildProcess(try Executables.find("gpsbabel", hint: "apt-get install gpsbabel").path,
+                                        ["-t", "-i", "garmin_fit", "-f", fit, "-o", "unicsv", "-F", "-"], captureOutput: true)
+        #expect(await babelFIT.waitForExit(timeout: TestTime.seconds(30)).flatMap(ChildProcess.exitCode) == 0)
+        let fitRows = Array((await babelFIT.waitForAllOutput(timeout: 5)).drop { !$0.hasPrefix("No,") })
+        let fitHeader = fitRows.first?.split(separator: ",").map(String.init) ?? []
+        let fitData = fitRows.dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        #expect(fitData.count == points, "gpsbabel read \(fitData.count) points from the FIT, \(points) recorded")
+        if let hr = fitHeader.firstIndex(of: "Heartrate") {
+            #expect(Double(fitData.filter { Int($0[hr]) ?? 0 > 0 }.count) > Double(points) * 0.95, "fit: heart rate missing")
+        } else {
+            Issue.record("gpsbabel read no Heartrate column from the FIT: \(fitHeader)")
         }
         let (_, again) = try await run(["rides", "list", "--state-directory", state, "--json"])
         #expect(again.joined().contains(#""exported":["fit","gpx","tcx"]"#))
