@@ -98,6 +98,7 @@ struct DemoCommand: AsyncParsableCommand {
         }
         logger.info("demo started", [("mqtt.broker", broker.description), ("device_id", GatewayAssembly.deviceID(settings))])
         _ = await gateway.run(signals: signals.signals)
+        Self.printSummary(stateDirectory: settings.stateDirectory)
     }
 }
 
@@ -112,4 +113,27 @@ enum DemoRideLocator {
         candidates.append(repo + "/demo/ride.nmea")
         return candidates.first { TextFile.unreadable($0) == nil }
     }
+}
+
+extension DemoCommand {
+    /// The ride the demo recorded, in a line a person reads, and how to get its file.
+    static func printSummary(stateDirectory: String) {
+        guard let store = try? SQLiteRideStore(path: GatewayAssembly.rideLogPath(stateDirectory)),
+              let ride = try? store.rides().last else { return }
+        let km = ride.distanceMeters / 1000
+        let moving = Int(ride.movingSeconds)
+        let speed = ride.movingSeconds > 0 ? ride.distanceMeters / ride.movingSeconds * 3.6 : 0
+        var parts = ["\(JSONObjectWriter.number(km, decimals: 2)) km in \(moving / 3600):\(two(moving / 60 % 60)):\(two(moving % 60)) moving "
+            + "(\(JSONObjectWriter.number(speed, decimals: 1)) km/h)"]
+        if let average = ride.averageHeartRate, let maximum = ride.maximumHeartRate {
+            parts.append("heart rate \(Int(average.rounded())) avg, \(maximum) max")
+        }
+        if let gain = ride.elevationGainMeters, let loss = ride.elevationLossMeters {
+            parts.append("+\(Int(gain.rounded())) m / −\(Int(loss.rounded())) m")
+        }
+        print("ride: \(ride.name): " + parts.joined(separator: ", "))
+        print("ride file: ridegate rides export latest --format fit --state-directory \(stateDirectory) -o ride.fit")
+    }
+
+    private static func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
 }

@@ -22,6 +22,11 @@ import Testing
         try await TestTime.pause(12) // about 12 minutes of the ride
         demo.signal(SIGTERM)
         #expect(await demo.waitForExit(timeout: TestTime.seconds(10)).flatMap(ChildProcess.exitCode) == 0)
+        // It ends with the ride in a line a person reads, and how to get its file.
+        let demoOutput = await demo.waitForAllOutput(timeout: 5)
+        #expect(demoOutput.contains { $0.hasPrefix("ride: Morning ride 2026-06-21 near 40.01° N 105.27° W: ") && $0.contains(" km in ") && $0.contains("heart rate") },
+                "\(demoOutput.suffix(3))")
+        #expect(demoOutput.contains { $0 == "ride file: ridegate rides export latest --format fit --state-directory \(state) -o ride.fit" })
 
         let (listed, lines) = try await run(["rides", "list", "--state-directory", state, "--json"])
         #expect(listed == 0)
