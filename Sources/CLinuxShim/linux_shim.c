@@ -35,6 +35,11 @@ int rg_epoll_add_readable(int epfd, int fd) {
     return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &event);
 }
 
+int rg_epoll_want_writable(int epfd, int fd, int writable) {
+    struct epoll_event event = {.events = EPOLLIN | EPOLLRDHUP | (writable ? EPOLLOUT : 0), .data = {.fd = fd}};
+    return epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &event);
+}
+
 int rg_epoll_remove(int epfd, int fd) { return epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL); }
 
 int rg_epoll_wait(int epfd, int *fds, int *hangups, int capacity, int timeout_ms) {

@@ -9,6 +9,9 @@ public protocol LEDOutput: Sendable {
     /// Told once per signal change, before its pattern starts; the console shows it as a line.
     func willShow(_ signal: LEDSignal, pattern: BlinkPattern)
     func release()
+    /// Whether the pattern's edges matter here (a lamp); the console shows only changes of signal, so the
+    /// sink keeps no timer for it.
+    var showsEdges: Bool { get }
 }
 
 /// Drives an LED through the pure blink patterns with one Dispatch timer that fires only at the next
@@ -45,7 +48,7 @@ public final class LEDSink: EffectSink, @unchecked Sendable {
     private func schedule() {
         timer?.cancel()
         timer = nil
-        guard let wait = pattern.millisecondsToNextEdge(after: elapsed) else { return }
+        guard output.showsEdges, let wait = pattern.millisecondsToNextEdge(after: elapsed) else { return }
         let t = DispatchSource.makeTimerSource(queue: queue)
         t.schedule(deadline: .now() + .milliseconds(wait), leeway: .milliseconds(5))
         t.setEventHandler { [weak self] in
@@ -83,6 +86,8 @@ public struct GPIOLEDOutput: LEDOutput {
         self.logger = logger
     }
 
+    public var showsEdges: Bool { true }
+
     public func set(_ lit: UInt8) {
         for (index, line) in lines.enumerated() {
             do {
@@ -107,6 +112,8 @@ public struct ConsoleLEDOutput: LEDOutput {
     public init(logger: Logger) { self.logger = logger }
 
     public func set(_ lines: UInt8) {}
+
+    public var showsEdges: Bool { false }
 
     public func willShow(_ signal: LEDSignal, pattern: BlinkPattern) {
         logger.notice("LED", [("led.signal", signal.description), ("led.pattern", Self.describe(pattern))])

@@ -1,7 +1,7 @@
 import RidegateCore
 import RidegateLinux
 
-/// Publishes the core's messages through libmosquitto (whose own thread does the network I/O).
+/// Publishes the core's messages through `MosquittoClient` (libmosquitto driven by the gateway's event loop).
 public struct MQTTSink: EffectSink {
     let client: MosquittoClient
 

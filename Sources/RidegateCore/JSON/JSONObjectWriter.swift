@@ -9,6 +9,17 @@ public struct JSONObjectWriter: Sendable {
         text.reserveCapacity(capacity)
     }
 
+    /// Continues an object another writer finished (a stored reading, the core's `health`), to add members
+    /// only a later stage knows. Nil when `object` is not the text of a JSON object.
+    public init?(extending object: String) {
+        var body = Substring(object)
+        while let last = body.last, last == " " || last == "\n" || last == "\t" || last == "\r" { body.removeLast() }
+        guard body.first == "{", body.last == "}" else { return nil }
+        body.removeLast()
+        text = String(body)
+        empty = body.dropFirst().allSatisfy { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }
+    }
+
     private mutating func key(_ key: String) {
         if !empty { text.append(",") }
         empty = false

@@ -93,6 +93,12 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         }
     }
 
+    /// Also calls `fd`'s handler when it can be written (`true`), or no longer (`false`): for a connection whose
+    /// output waits in user space (libmosquitto's queue). Level-triggered: turn it off once the output is out.
+    public func wantWritable(_ fd: Int32, _ writable: Bool) {
+        _ = rg_epoll_want_writable(epoll, fd, writable ? 1 : 0)
+    }
+
     /// Stops calling the handler for `fd` (before it is closed).
     public func unwatch(_ fd: Int32) {
         _ = rg_epoll_remove(epoll, fd)

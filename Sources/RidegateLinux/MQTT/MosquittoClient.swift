@@ -3,66 +3,90 @@ import Dispatch
 import Glibc
 import RidegateCore
 
-/// An MQTT connection through libmosquitto, whose network loop runs in its own thread
-/// (mosquitto_loop_start): publishing never blocks the pipeline on the network.
+/// An MQTT connection through libmosquitto, driven by the gateway's event loop: the loop watches the
+/// connection's socket and calls libmosquitto's read, write and keepalive steps (its "external loop" API),
+/// so a reading is written to the socket in the turn that produced it and a PUBACK costs one wakeup. No
+/// network thread of libmosquitto's; the blocking connect (DNS, TCP, TLS handshake) runs on a queue of its
+/// own while the loop leaves the connection alone.
 ///
-/// Readings are stored before they are sent and forgotten only on the broker's PUBACK (store-and-forward,
-/// at least once). After every (re)connect the stored backlog is replayed oldest first, marked
-/// `"replayed":true`, with a bounded number in flight; readings arriving meanwhile are stored behind it
-/// and go out in turn, so every topic stays in order.
-/// Retained state (status, device states, sun) is last-value-wins: only the newest per topic is kept and
-/// re-sent on reconnect. The status topic carries a retained `online` on connect and a retained
+/// What is sent when, what an acknowledgement retires and what `replayed` means is `DeliveryState`'s (the
+/// core); this adapter stores readings before they are sent, turns libmosquitto's callbacks into its events
+/// and does what it answers. The status topic carries a retained `online` on connect and a retained
 /// `offline` as the last will and on orderly shutdown.
 public final class MosquittoClient: @unchecked Sendable {
-    // @unchecked: `handle` is libmosquitto's (thread-safe for publish with loop_start); everything else
-    // mutable lives in `book`, touched only where `confined` runs it (the event loop or `queue`), or in the Locked connection flag.
+    // @unchecked: `handle` and the `Connection` state are touched only on `loop`'s thread, except the
+    // blocking (re)connect on `connecting`, which runs only while `phase` is `.connecting` (when the loop
+    // leaves the handle alone); the few facts other threads read are in `Locked` values.
     private nonisolated(unsafe) let handle: OpaquePointer
     private let settings: MQTTSettings
     private let topicPrefix: String
     private let logger: Logger
-    private let queue: DispatchQueue
-    private let connected = Locked(false)
-    private let book: Bookkeeping
-    private let shutdownAcknowledged = Locked<Int32?>(nil)
-    private let stopping = Locked(false)
-    private let loopStarted = Locked(false)
-    /// Where the first, blocking connection attempts run, off every other thread.
+    private let loop: EventLoop
+    /// A loop of its own (tools and tests that give none), stopped at shutdown.
+    private let ownsLoop: Bool
+    private let store: any ReadingStore
+    /// What other adapters add to `health`.
+    private let healthFields: HealthFields
+    /// Where the blocking connection attempts run.
     private let connecting = DispatchQueue(label: "ridegate.mqtt.connect")
-    private let offlineAcknowledgement = Locked<CheckedContinuation<Bool, Never>?>(nil)
+    private let connectedFlag = Locked(false)
+    private let stopping = Locked(false)
     /// libmosquitto's last error line (OpenSSL's reasons arrive only there), for the next failure report.
     private let transportError = Locked<String?>(nil)
     /// The last failure said, how many attempts failed since, and when it was last logged.
     private let failures = Locked<(reason: String?, attempts: Int, loggedAt: Double)>((nil, 0, 0))
 
-    /// Spool bookkeeping, confined to `queue`.
-    private final class Bookkeeping: @unchecked Sendable {
-        let store: any ReadingStore
-        var inFlight: [Int32: Int64] = [:]
-        var inFlightIDs: Set<Int64> = []
-        var replayCursor: Int64 = 0
-        /// Readings stored before this connection began are marked replayed; later ones are live.
-        var backlogEnd: Int64 = 0
-        var replaying = false
-        /// Connected, as seen from the queue: set in the same step that starts the replay, so no live
-        /// reading can slip out ahead of the backlog between the two.
-        var online = false
-        var retained: [String: Publication] = [:]
-        var connects = 0
-        var replayedCount = 0
-        init(store: any ReadingStore) { self.store = store }
+    private enum Phase {
+        /// Not started, or stopped.
+        case idle
+        /// An attempt runs (or waits out its backoff) on `connecting`: hands off the handle.
+        case connecting
+        /// The socket is watched by the loop (CONNACK may still be on its way).
+        case open(socket: Int32)
     }
 
-    /// Most readings in flight at once while replaying (libmosquitto's own window is raised to match).
-    public let replayWindow: Int
+    /// The connection's state, on the loop's thread only.
+    private final class Connection {
+        var phase = Phase.idle
+        var delivery: DeliveryState
+        var backoff: ReconnectBackoff
+        /// Monotonic seconds of the last bytes read and written: the keepalive is due `keepalive` after the older.
+        var lastRead = 0.0
+        var lastWritten = 0.0
+        var keepalive: Task<Void, Never>?
+        /// The offline status's message id at shutdown, and who waits for its acknowledgement.
+        var offlineMessage: Int32?
+        var offlineAcknowledged: CheckedContinuation<Bool, Never>?
+        var connectionWaiters: [CheckedContinuation<Void, Never>] = []
+        /// Stored readings acknowledged during the current read, removed together after it.
+        var acknowledged: [Int64] = []
+        init(delivery: DeliveryState, backoff: ReconnectBackoff) {
+            self.delivery = delivery
+            self.backoff = backoff
+        }
+    }
+
+    private nonisolated(unsafe) let connection: Connection
+
+    /// Most readings in flight at once while replaying.
+    public var replayWindow: Int { connection.delivery.replayWindow }
 
     private static let libraryReady: Bool = { mosquitto_lib_init() == MOSQ_ERR_SUCCESS.rawValue }()
 
     public init(settings: MQTTSettings, topicPrefix: String, store: any ReadingStore = MemoryReadingStore(),
                 replayWindow: Int = 100, healthFields: HealthFields = HealthFields(), loop: EventLoop? = nil, logger: Logger) throws(MQTTError) {
-        self.healthFields = healthFields
-        self.loop = loop
-        queue = DispatchQueue(label: "ridegate.mqtt.spool")
         _ = MosquittoClient.libraryReady
+        if let loop {
+            self.loop = loop
+            ownsLoop = false
+        } else {
+            do {
+                self.loop = try EventLoop()
+            } catch {
+                throw MQTTError(operation: "new", code: error.errno.rawValue, detail: "cannot start an event loop: \(error)")
+            }
+            ownsLoop = true
+        }
         guard let mosq = mosquitto_new(settings.clientID, true, nil) else {
             throw MQTTError(operation: "new", code: errno, detail: "cannot create a client: \(Errno.current)")
         }
@@ -70,8 +94,11 @@ public final class MosquittoClient: @unchecked Sendable {
         self.settings = settings
         self.topicPrefix = topicPrefix
         self.logger = logger
-        self.replayWindow = replayWindow
-        book = Bookkeeping(store: store)
+        self.store = store
+        self.healthFields = healthFields
+        connection = Connection(delivery: DeliveryState(replayWindow: replayWindow),
+                                backoff: ReconnectBackoff(initial: Double(settings.reconnectMinSeconds),
+                                                          maximum: Double(settings.reconnectMaxSeconds)))
         mosquitto_user_data_set(mosq, Unmanaged.passUnretained(self).toOpaque())
         try configure(mosq)
     }
@@ -81,9 +108,9 @@ public final class MosquittoClient: @unchecked Sendable {
             mosquitto_int_option(mosq, MOSQ_OPT_PROTOCOL_VERSION, Int32(MQTT_PROTOCOL_V5))
         }
         let offline = Array("offline".utf8)
-        if let status = settings.statusTopic { mosquitto_will_set(mosq, status, Int32(offline.count), offline, 1, true) }
+        if let status = settings.statusTopic { try check(mosquitto_will_set(mosq, status, Int32(offline.count), offline, 1, true), "will") }
         if let user = settings.username {
-            mosquitto_username_pw_set(mosq, user, settings.password)
+            try check(mosquitto_username_pw_set(mosq, user, settings.password), "credentials")
         }
         if let tls = settings.tls {
             let rc = mosquitto_tls_set(mosq, tls.caFile, nil, tls.certificateFile, tls.keyFile, nil)
@@ -92,10 +119,10 @@ public final class MosquittoClient: @unchecked Sendable {
             }
             // Verify the broker (SSL_VERIFY_PEER); no version pinned: libmosquitto 2.x and OpenSSL 3 allow only
             // TLS 1.2 and 1.3 by default, and pinning "tlsv1.2" fails on trixie's libmosquitto 2.0.21.
-            mosquitto_tls_opts_set(mosq, 1, nil, nil)
+            try check(mosquitto_tls_opts_set(mosq, 1, nil, nil), "tls options")
         }
-        mosquitto_max_inflight_messages_set(mosq, UInt32(replayWindow + 20))
-        mosquitto_reconnect_delay_set(mosq, UInt32(settings.reconnectMinSeconds), UInt32(settings.reconnectMaxSeconds), true)
+        // libmosquitto's own window (for every QoS 1/2 message, retained state too) stays above the replay's.
+        try check(mosquitto_max_inflight_messages_set(mosq, UInt32(connection.delivery.replayWindow + 20)), "in-flight window")
         mosquitto_log_callback_set(mosq) { _, context, level, text in
             guard let context, let text, level & Int32(MOSQ_LOG_ERR) != 0 else { return }
             Unmanaged<MosquittoClient>.fromOpaque(context).takeUnretainedValue().didLogError(String(cString: text))
@@ -106,7 +133,7 @@ public final class MosquittoClient: @unchecked Sendable {
         }
         mosquitto_disconnect_callback_set(mosq) { _, context, rc in
             guard let context else { return }
-            Unmanaged<MosquittoClient>.fromOpaque(context).takeUnretainedValue().didDisconnect(rc)
+            Unmanaged<MosquittoClient>.fromOpaque(context).takeUnretainedValue().connectionEnded(rc)
         }
         mosquitto_message_callback_set(mosq) { _, context, message in
             guard let context, let message else { return }
@@ -121,108 +148,199 @@ public final class MosquittoClient: @unchecked Sendable {
         }
     }
 
+    private func check(_ rc: Int32, _ what: String) throws(MQTTError) {
+        guard rc == MOSQ_ERR_SUCCESS.rawValue else {
+            throw MQTTError(operation: what, code: rc, detail: "cannot set the MQTT \(what): \(Self.describe(rc))")
+        }
+    }
+
     deinit {
         mosquitto_destroy(handle)
     }
 
-    /// Starts connecting in the background and returns at once.
+    /// Starts connecting in the background and returns at once; attempts repeat with backoff until the broker
+    /// answers, and again whenever the connection is lost.
     ///
-    /// The first connection is made with the blocking mosquitto_connect on a queue of its own, retried with
-    /// backoff until the broker answers; only then does libmosquitto's network thread start, and it handles
-    /// every reconnection after that. Not mosquitto_connect_async: with TLS, libmosquitto 2.0.21 (Debian
-    /// trixie, the Pi's) fails it at once with MOSQ_ERR_TLS where the blocking call succeeds (reproduced
-    /// with a ten-line C client), and its loop does not retry a first attempt that failed at once.
+    /// Each attempt is the blocking mosquitto_connect, not mosquitto_connect_async: with TLS, libmosquitto
+    /// 2.0.21 (Debian trixie, the Pi's) fails the async one at once with MOSQ_ERR_TLS where the blocking call
+    /// succeeds (reproduced with a ten-line C client).
     public func start() throws(MQTTError) {
-        firstConnection(backoff: ReconnectBackoff(initial: Double(settings.reconnectMinSeconds),
-                                                  maximum: Double(settings.reconnectMaxSeconds)), attempt: 0)
+        loop.execute { [self] in attemptConnection(after: 0) }
     }
 
-    private func firstConnection(backoff: ReconnectBackoff, attempt: Int) {
-        connecting.async { [weak self] in
-            guard let self, !self.stopping.withLock({ $0 }) else { return }
-            let rc = mosquitto_connect(self.handle, self.settings.host, Int32(self.settings.port), Int32(self.settings.keepaliveSeconds))
-            if rc == MOSQ_ERR_SUCCESS.rawValue {
-                let loop = mosquitto_loop_start(self.handle)
-                if loop != MOSQ_ERR_SUCCESS.rawValue {
-                    self.logger.critical("cannot start the MQTT network thread", [("mqtt.reason", Self.describe(loop))])
-                }
-                self.loopStarted.withLock { $0 = loop == MOSQ_ERR_SUCCESS.rawValue }
-                return
+    /// On the loop: hands the handle to `connecting` for one attempt, `delay` seconds from now.
+    private func attemptConnection(after delay: Double) {
+        guard !stopping.withLock({ $0 }) else { return }
+        connection.phase = .connecting
+        connecting.asyncAfter(deadline: .now() + delay) { [self] in
+            let rc: Int32
+            if stopping.withLock({ $0 }) {
+                rc = MOSQ_ERR_NO_CONN.rawValue
+            } else {
+                rc = mosquitto_connect(handle, settings.host, Int32(settings.port), Int32(settings.keepaliveSeconds))
             }
-            self.reportFailure(self.failureReason(rc))
-            var later = backoff
-            let delay = later.delay()
-            let next = later
-            self.connecting.asyncAfter(deadline: .now() + delay) { self.firstConnection(backoff: next, attempt: attempt + 1) }
+            // errno and the log line explain a failure: read them here, where it happened.
+            let reason = rc == MOSQ_ERR_SUCCESS.rawValue ? nil : failureReason(rc)
+            loop.execute { [self] in attemptEnded(reason) }
         }
     }
 
-    /// The gateway's event loop, when given: the bookkeeping runs there instead of on `queue`, so a publish
-    /// from the pipeline wakes no other thread.
-    private let loop: EventLoop?
-
-    /// Runs `body` where the bookkeeping lives (the loop, else `queue`), one at a time, in order.
-    private func confined(_ body: @escaping @Sendable () -> Void) {
-        if let loop { loop.execute(body) } else { queue.async(execute: body) }
+    /// On the loop: the socket is open (the CONNACK comes later, through `readable`), or the attempt failed.
+    private func attemptEnded(_ failure: String?) {
+        if stopping.withLock({ $0 }) {
+            if failure == nil { mosquitto_disconnect(handle) }
+            connection.phase = .idle
+            return
+        }
+        if let failure {
+            reportFailure(failure)
+            attemptConnection(after: connection.backoff.delay())
+            return
+        }
+        let socket = mosquitto_socket(handle)
+        do {
+            try FileDescriptor(rawValue: socket).setNonBlocking()
+            try loop.watch(socket) { [self] _ in readable() }
+        } catch {
+            reportFailure("cannot watch the broker's socket: \(error)")
+            mosquitto_disconnect(handle)
+            attemptConnection(after: connection.backoff.delay())
+            return
+        }
+        connection.phase = .open(socket: socket)
+        let now = SystemClock.monotonicSeconds()
+        connection.lastRead = now
+        connection.lastWritten = now
+        flush()
+        scheduleKeepalive()
     }
 
-    /// What other adapters add to `health`.
-    private let healthFields: HealthFields
+    /// The loop saw the socket readable (or writable while output waited, or hung up).
+    private func readable() {
+        guard case .open = connection.phase else { return }
+        connection.lastRead = SystemClock.monotonicSeconds()
+        // Reads until the socket would block; a failure closes the connection and calls `connectionEnded`.
+        _ = mosquitto_loop_read(handle, 1)
+        retireAcknowledged()
+        flush()
+    }
 
-    public var isConnected: Bool { connected.withLock { $0 } }
+    /// Writes what libmosquitto has queued; what the socket cannot take yet waits for EPOLLOUT.
+    private func flush() {
+        guard case .open(let socket) = connection.phase else { return }
+        if mosquitto_want_write(handle) {
+            connection.lastWritten = SystemClock.monotonicSeconds()
+            _ = mosquitto_loop_write(handle, 1)
+        }
+        // The write may have failed and ended the connection.
+        guard case .open = connection.phase else { return }
+        loop.wantWritable(socket, mosquitto_want_write(handle))
+    }
 
-    /// Waits (checking every 50 ms, for a one-off probe such as `ridegate doctor`) until connected.
+    /// Sleeps until the keepalive is due (no traffic either way for `keepalive` seconds), then lets
+    /// libmosquitto ping or, when its ping went unanswered, end the connection. No tick while traffic flows.
+    private func scheduleKeepalive() {
+        connection.keepalive?.cancel()
+        let keepalive = Double(settings.keepaliveSeconds)
+        guard keepalive > 0 else { return }
+        connection.keepalive = Task(executorPreference: loop) { [weak self] in
+            while let self, case .open = self.connection.phase {
+                let now = SystemClock.monotonicSeconds()
+                var due = min(self.connection.lastRead, self.connection.lastWritten) + keepalive
+                // A ping is out and unanswered: libmosquitto gives up on it `keepalive` after sending it.
+                if due <= now { due = self.connection.lastWritten + keepalive }
+                do { try await Task.sleep(nanoseconds: UInt64(max(1, due - now) * 1e9)) } catch { return }
+                guard case .open = self.connection.phase else { return }
+                _ = mosquitto_loop_misc(self.handle)
+                // misc pinged (the keepalive was due) or found the broker silent too long and closed.
+                self.connection.lastWritten = SystemClock.monotonicSeconds()
+                self.flush()
+            }
+        }
+    }
+
+    public var isConnected: Bool { connectedFlag.withLock { $0 } }
+
+    /// Waits until connected, or `timeout` seconds (a one-off probe such as `ridegate doctor`).
     public func waitUntilConnected(timeout: Double) async -> Bool {
-        let deadline = SystemClock.monotonicSeconds() + timeout
-        while !isConnected, SystemClock.monotonicSeconds() < deadline {
-            try? await Task.sleep(nanoseconds: 50_000_000)
+        _ = await withDeadline(seconds: timeout) { [self] in
+            // The deadline cancels the wait; a cancel that comes before the waiter is listed finds `cancelled` set.
+            let cancelled = Locked(false)
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+                    loop.execute { [self] in
+                        if connection.delivery.online || cancelled.withLock({ $0 }) { waiter.resume() } else { connection.connectionWaiters.append(waiter) }
+                    }
+                }
+            } onCancel: {
+                cancelled.withLock { $0 = true }
+                loop.execute { [self] in resumeConnectionWaiters() }
+            }
         }
         return isConnected
     }
 
     /// Stores and sends a reading, or keeps the newest retained state; never blocks the caller.
     public func publish(_ publication: Publication) {
-        confined { [self] in
-            if publication.topic == "health" {
-                // The gateway's health, completed with what only the connection knows.
-                var p = publication
-                if p.payload.hasSuffix("}") {
-                    p.payload = String(p.payload.dropLast()) + ",\"spool_depth\":\(book.store.depth()),\"spool_dropped\":\(book.store.dropped)"
-                        + ",\"spool_mode\":\"\(book.store.mode)\",\"spool_recoveries\":\(book.store.recoveries)"
-                        + ",\"mqtt_connects\":\(book.connects),\"replayed\":\(book.replayedCount)" + healthFields.jsonMembers + "}"
-                }
-                book.retained[p.topic] = p
-                if isConnected { send(p) }
-                return
-            }
-            if publication.retain || publication.qos == 0 {
-                // Not spooled (latest-value state such as `sun`): its seq is kept on its own.
-                if let seq = publication.sequence { try? book.store.save(sequence: seq, for: publication.topic) }
-                if publication.retain { book.retained[publication.topic] = publication }
-                if isConnected { send(publication) }
-                return
-            }
-            let id: Int64
-            do {
-                id = try book.store.append(topic: publication.topic, payload: publication.payload, qos: publication.qos,
-                                           sequence: publication.sequence)
-            } catch {
-                logger.error("cannot store a reading; sending it without a safety net", [("error", "\(error)")])
-                if isConnected { send(topic: topicPrefix + "/" + publication.topic, payload: publication.payload, qos: publication.qos, retain: false) }
-                return
-            }
-            // While a backlog replays, new readings join the end of it, so each topic stays in order; the
-            // replay reaches them moments later (it is paced by acknowledgements, not a timer).
-            guard book.online, !book.replaying else { return }
-            sendStored(id: id, topic: publication.topic, payload: publication.payload, qos: publication.qos)
+        loop.execute { [self] in
+            accept(publication)
+            flush()
         }
+    }
+
+    private func accept(_ publication: Publication) {
+        if publication.topic == Topic.health.name {
+            let completed = completedHealth(publication)
+            connection.delivery.keepRetained(completed)
+            if connection.delivery.online { send(completed) }
+            return
+        }
+        if publication.retain || publication.qos == 0 {
+            // Not spooled (latest-value state such as `sun`): its seq is kept on its own.
+            if let seq = publication.sequence {
+                do {
+                    try store.save(sequence: seq, for: publication.topic)
+                } catch {
+                    logger.error("cannot keep a topic's sequence number", [("mqtt.topic", publication.topic), ("error", "\(error)")])
+                }
+            }
+            if publication.retain { connection.delivery.keepRetained(publication) }
+            if connection.delivery.online { send(publication) }
+            return
+        }
+        let id: Int64
+        do {
+            id = try store.append(topic: publication.topic, payload: publication.payload, qos: publication.qos,
+                                  sequence: publication.sequence)
+        } catch {
+            logger.error("cannot store a reading; sending it without a safety net", [("error", "\(error)")])
+            if connection.delivery.online { send(publication) }
+            return
+        }
+        guard connection.delivery.sendsNewReadingsAtOnce else { return }
+        sendStored(StoredReading(id: id, topic: publication.topic, payload: publication.payload, qos: publication.qos))
+    }
+
+    /// The gateway's `health`, completed with what only the connection knows.
+    private func completedHealth(_ health: Publication) -> Publication {
+        guard var json = JSONObjectWriter(extending: health.payload) else { return health }
+        json.add("spool_depth", Int(store.depth()))
+        json.add("spool_dropped", Int(store.dropped))
+        json.add("spool_mode", store.mode)
+        json.add("spool_recoveries", store.recoveries)
+        json.add("mqtt_connects", connection.delivery.connects)
+        json.add("replayed", connection.delivery.replayedCount)
+        for (key, value) in healthFields.members { json.add(key, Int(value)) }
+        var completed = health
+        completed.payload = json.finish()
+        return completed
     }
 
     /// Readings waiting for the broker, and readings dropped because the store was full.
     public func backlog() async -> (depth: Int64, dropped: Int64, connects: Int, replayed: Int) {
         await withCheckedContinuation { continuation in
-            confined { [self] in
-                continuation.resume(returning: (book.store.depth(), book.store.dropped, book.connects, book.replayedCount))
+            loop.execute { [self] in
+                continuation.resume(returning: (store.depth(), store.dropped, connection.delivery.connects, connection.delivery.replayedCount))
             }
         }
     }
@@ -234,92 +352,112 @@ public final class MosquittoClient: @unchecked Sendable {
     @discardableResult
     private func send(topic full: String, payload: String, qos: Int, retain: Bool, mid: UnsafeMutablePointer<Int32>? = nil) -> Int32 {
         var text = payload
-        return text.withUTF8 { bytes in
+        connection.lastWritten = SystemClock.monotonicSeconds()
+        let rc = text.withUTF8 { bytes in
             mosquitto_publish(handle, mid, full, Int32(bytes.count), bytes.baseAddress, Int32(qos), retain)
         }
+        if rc != MOSQ_ERR_SUCCESS.rawValue, rc != MOSQ_ERR_NO_CONN.rawValue {
+            // Not a lost connection (that is reported once, by `connectionEnded`): a message the broker will
+            // never take, such as one larger than it allows. Stored readings stay stored.
+            logger.warning("cannot publish a message", [("mqtt.topic", full), ("mqtt.reason", Self.describe(rc))])
+        }
+        return rc
     }
 
-    private func sendStored(id: Int64, topic: String, payload: String, qos: Int) {
+    private func sendStored(_ reading: StoredReading) {
         var mid: Int32 = 0
-        if send(topic: topicPrefix + "/" + topic, payload: payload, qos: qos, retain: false, mid: &mid) == MOSQ_ERR_SUCCESS.rawValue {
-            book.inFlight[mid] = id
-            book.inFlightIDs.insert(id)
+        if send(topic: topicPrefix + "/" + reading.topic, payload: reading.payload, qos: reading.qos, retain: false, mid: &mid) == MOSQ_ERR_SUCCESS.rawValue {
+            connection.delivery.sent(messageID: mid, storedID: reading.id)
         }
     }
 
-    /// Sends the next part of the backlog, keeping at most `replayWindow` in flight; called again as
+    /// Sends the next part of the backlog, as far as the replay window allows; called again as
     /// acknowledgements arrive, so replay is paced by the broker, not by a timer.
     private func continueReplay() {
-        guard book.replaying, book.online else { return }
-        let room = replayWindow - book.inFlight.count
-        guard room > 0 else { return }
-        let batch: [SQLiteSpool.Entry]
+        guard let request = connection.delivery.replayRequest else { return }
+        let batch: [StoredReading]
         do {
-            batch = try book.store.pending(after: book.replayCursor, limit: room)
+            batch = try store.pending(after: request.after, limit: request.limit)
         } catch {
             // Not "nothing pending": the backlog stays, and the next acknowledgement or connection tries again.
             logger.error("cannot read the spool's backlog", [("error", error.description)])
             return
         }
-        if batch.isEmpty {
-            book.replaying = false
-            if book.replayedCount > 0 {
-                logger.info("backlog delivered", [("mqtt.replayed", String(book.replayedCount))])
-            }
-            return
+        let toSend = connection.delivery.replay(batch)
+        if batch.isEmpty, connection.delivery.replayedCount > 0 {
+            logger.info("backlog delivered", [("mqtt.replayed", String(connection.delivery.replayedCount))])
         }
-        for entry in batch {
-            book.replayCursor = entry.id
-            guard !book.inFlightIDs.contains(entry.id) else { continue }
-            let replayed = entry.id <= book.backlogEnd
-            if replayed { book.replayedCount += 1 }
-            sendStored(id: entry.id, topic: entry.topic, payload: replayed ? Self.markReplayed(entry.payload) : entry.payload, qos: entry.qos)
-        }
-    }
-
-    static func markReplayed(_ payload: String) -> String {
-        guard payload.hasSuffix("}"), payload.count > 2 else { return payload }
-        return String(payload.dropLast()) + ",\"replayed\":true}"
+        for reading in toSend { sendStored(reading) }
     }
 
     /// Publishes the retained `offline` status and waits (up to `timeout` seconds) for the broker's PUBACK,
-    /// then disconnects and stops the network thread. Part of the orderly shutdown.
+    /// then disconnects. Part of the orderly shutdown.
     public func shutdown(timeout: Double = 1.5) async {
-        // Let queued work reach libmosquitto first.
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in confined { done.resume() } }
-        if isConnected, let status = settings.statusTopic {
-            let acknowledged = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-                offlineAcknowledgement.withLock { $0 = continuation }
-                var mid: Int32 = 0
-                let offline = Array("offline".utf8)
-                let rc = mosquitto_publish(handle, &mid, status, Int32(offline.count), offline, 1, true)
-                guard rc == MOSQ_ERR_SUCCESS.rawValue else {
-                    resumeOffline(false)
-                    return
+        if settings.statusTopic != nil {
+            let acknowledged = await withDeadline(seconds: timeout) { [self] in
+                let cancelled = Locked(false)
+                return await withTaskCancellationHandler {
+                    await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                        loop.execute { [self] in
+                            if cancelled.withLock({ $0 }) { continuation.resume(returning: false) } else { publishOffline(continuation) }
+                        }
+                    }
+                } onCancel: {
+                    cancelled.withLock { $0 = true }
+                    loop.execute { [self] in resumeOffline(false) }
                 }
-                shutdownAcknowledged.withLock { $0 = mid }
-                DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [self] in resumeOffline(false) }
             }
-            if !acknowledged { logger.warning("broker did not acknowledge the offline status in time") }
+            if case .deadline = acknowledged { logger.warning("broker did not acknowledge the offline status in time") }
         }
         stopping.withLock { $0 = true }
-        let depth = await backlog().depth
+        // Let an attempt in progress end, then close on the loop.
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in connecting.async { done.resume() } }
+        let depth = await withCheckedContinuation { (done: CheckedContinuation<Int64, Never>) in
+            loop.execute { [self] in
+                connection.keepalive?.cancel()
+                if case .open(let socket) = connection.phase {
+                    mosquitto_disconnect(handle)
+                    _ = mosquitto_loop_write(handle, 1)
+                    loop.unwatch(socket)
+                }
+                connection.phase = .idle
+                connectedFlag.withLock { $0 = false }
+                connection.delivery.disconnected()
+                resumeOffline(false)
+                done.resume(returning: store.depth())
+            }
+        }
         if depth > 0 {
             logger.notice("readings kept for the next connection", [("mqtt.spool_depth", String(depth))])
         }
-        mosquitto_disconnect(handle)
-        // Forced: the network thread may be sleeping out a reconnect delay.
-        if loopStarted.withLock({ $0 }) { mosquitto_loop_stop(handle, true) }
+        if ownsLoop { loop.stop() }
+    }
+
+    /// On the loop: sends `offline` (retained, QoS 1) and resumes `acknowledged` on its PUBACK, or at once
+    /// with false when not connected.
+    private func publishOffline(_ acknowledged: CheckedContinuation<Bool, Never>) {
+        guard connection.delivery.online, let status = settings.statusTopic else {
+            acknowledged.resume(returning: false)
+            return
+        }
+        var mid: Int32 = 0
+        let offline = Array("offline".utf8)
+        guard mosquitto_publish(handle, &mid, status, Int32(offline.count), offline, 1, true) == MOSQ_ERR_SUCCESS.rawValue else {
+            acknowledged.resume(returning: false)
+            return
+        }
+        connection.offlineMessage = mid
+        connection.offlineAcknowledged = acknowledged
+        flush()
     }
 
     private func resumeOffline(_ value: Bool) {
-        offlineAcknowledgement.withLock { c in
-            c?.resume(returning: value)
-            c = nil
-        }
+        connection.offlineAcknowledged?.resume(returning: value)
+        connection.offlineAcknowledged = nil
+        connection.offlineMessage = nil
     }
 
-    // MARK: callbacks, on libmosquitto's thread
+    // MARK: libmosquitto's callbacks: on the loop's thread, inside mosquitto_loop_read/write/misc
 
     private func didConnect(_ rc: Int32) {
         guard rc == 0 else {
@@ -327,74 +465,85 @@ public final class MosquittoClient: @unchecked Sendable {
             reportFailure(rc == 4 || rc == 5 ? "the broker refused the credentials (\(reason)): check mqtt.username and mqtt.password_file" : "the broker refused the connection: \(reason)")
             return
         }
-        connected.withLock { $0 = true }
+        connectedFlag.withLock { $0 = true }
         failures.withLock { $0 = (nil, 0, 0) }
         transportError.withLock { $0 = nil }
+        connection.backoff.reset()
         let online = Array("online".utf8)
         if let status = settings.statusTopic { mosquitto_publish(handle, nil, status, Int32(online.count), online, 1, true) }
         if let ha = settings.homeAssistantStatusTopic { mosquitto_subscribe(handle, nil, ha, 1) }
-        confined { [self] in
-            book.connects += 1
-            logger.info(book.connects == 1 ? "connected to broker" : "reconnected to broker",
-                        [("mqtt.broker", "\(settings.host):\(settings.port)"), ("mqtt.spool_depth", String(book.store.depth()))])
-            for p in book.retained.values { send(p) }
-            // Everything still stored is unacknowledged: replay it from the start.
-            book.inFlight.removeAll()
-            book.inFlightIDs.removeAll()
-            book.replayCursor = 0
-            book.backlogEnd = book.store.lastID()
-            book.replaying = true
-            book.online = true
-            continueReplay()
-        }
+        let retained = connection.delivery.connected(newestStoredID: store.lastID())
+        logger.info(connection.delivery.connects == 1 ? "connected to broker" : "reconnected to broker",
+                    [("mqtt.broker", "\(settings.host):\(settings.port)"), ("mqtt.spool_depth", String(store.depth()))])
+        for p in retained { send(p) }
+        continueReplay()
+        resumeConnectionWaiters()
+    }
+
+    private func resumeConnectionWaiters() {
+        for waiter in connection.connectionWaiters { waiter.resume() }
+        connection.connectionWaiters.removeAll()
     }
 
     /// Home Assistant restarted (its birth message): announce the discovery configs again.
     private func didReceive(payload: String) {
         guard payload == "online" else { return }
-        confined { [self] in
-            let announcements = book.retained.values.filter(\.absolute)
-            logger.info("Home Assistant is online; announcing discovery again", [("mqtt.configs", String(announcements.count))])
-            for p in announcements { send(p) }
-        }
+        let announcements = connection.delivery.discoveryAnnouncements
+        logger.info("Home Assistant is online; announcing discovery again", [("mqtt.configs", String(announcements.count))])
+        for p in announcements { send(p) }
     }
 
-    private func didDisconnect(_ rc: Int32) {
-        let wasConnected = connected.withLock { was in
+    /// The connection closed (libmosquitto closed the socket already): unwatch it and try again later.
+    private func connectionEnded(_ rc: Int32) {
+        guard case .open(let socket) = connection.phase else { return }
+        loop.unwatch(socket)
+        connection.keepalive?.cancel()
+        connection.keepalive = nil
+        let wasConnected = connectedFlag.withLock { was in
             defer { was = false }
             return was
         }
-        confined { [self] in book.online = false }
-        if rc != 0 {
-            if wasConnected {
-                logger.warning("lost the broker; storing readings and reconnecting with backoff", [("mqtt.reason", failureReason(rc))])
-            } else {
-                // A connection that never came up (a TLS handshake refused after the TCP connect): an attempt failed.
-                reportFailure(failureReason(rc))
-            }
-        }
+        connection.delivery.disconnected()
         resumeOffline(false)
+        if stopping.withLock({ $0 }) {
+            connection.phase = .idle
+            return
+        }
+        if wasConnected {
+            logger.warning("lost the broker; storing readings and reconnecting with backoff", [("mqtt.reason", failureReason(rc))])
+        } else if rc != MOSQ_ERR_CONN_REFUSED.rawValue {
+            // A connection that never came up (a TLS handshake refused after the TCP connect): an attempt
+            // failed. (A refused CONNACK was reported by `didConnect`.)
+            reportFailure(failureReason(rc))
+        }
+        attemptConnection(after: connection.backoff.delay())
     }
 
     private func didPublish(_ mid: Int32) {
-        if shutdownAcknowledged.withLock({ $0 == mid }) {
+        if connection.offlineMessage == mid {
             resumeOffline(true)
             return
         }
-        confined { [self] in
-            guard let id = book.inFlight.removeValue(forKey: mid) else { return }
-            book.inFlightIDs.remove(id)
-            do {
-                try book.store.remove(id)
-            } catch {
-                logger.error("cannot remove an acknowledged reading from the spool", [("error", "\(error)")])
-            }
-            continueReplay()
+        // Retired together after the read (`retireAcknowledged`): one spool transaction per turn.
+        if let id = connection.delivery.acknowledged(messageID: mid) { connection.acknowledged.append(id) }
+    }
+
+    /// Forgets what this turn's acknowledgements retired and lets the replay go on.
+    private func retireAcknowledged() {
+        guard !connection.acknowledged.isEmpty else { return }
+        let ids = connection.acknowledged
+        connection.acknowledged.removeAll(keepingCapacity: true)
+        do {
+            try store.remove(ids)
+        } catch {
+            // Delivered anyway: at worst they are sent again after a restart (same seq: subscribers see a duplicate).
+            logger.error("cannot remove acknowledged readings from the spool", [("error", "\(error)"), ("mqtt.readings", String(ids.count))])
         }
+        continueReplay()
     }
 
     /// libmosquitto's error lines: kept for the next failure report, and, while not connected, a failed
-    /// attempt of their own (a TLS handshake refused in the network thread calls no other callback).
+    /// attempt of their own (a TLS handshake refused calls no other callback).
     private func didLogError(_ text: String) {
         transportError.withLock { $0 = text }
         guard !isConnected, text.contains("SSL") || text.contains("TLS") else { return }

@@ -5,7 +5,8 @@ import RidegateCore
 public protocol ReadingStore: AnyObject, Sendable {
     /// Stores a reading and, in the same step, its `seq` (see `SQLiteSpool.append`).
     func append(topic: String, payload: String, qos: Int, sequence: Int?) throws(SpoolError) -> Int64
-    func remove(_ id: Int64) throws(SpoolError)
+    /// Forgets readings the broker acknowledged (all of one turn's acknowledgements in one step).
+    func remove(_ ids: [Int64]) throws(SpoolError)
     func pending(after afterID: Int64, limit: Int) throws(SpoolError) -> [SQLiteSpool.Entry]
     func depth() -> Int64
     /// The newest reading's id (0 when empty).
@@ -47,8 +48,9 @@ public final class MemoryReadingStore: ReadingStore, @unchecked Sendable {
         return nextID
     }
 
-    public func remove(_ id: Int64) throws(SpoolError) {
-        if let index = entries.firstIndex(where: { $0.id == id }) { entries.remove(at: index) }
+    public func remove(_ ids: [Int64]) throws(SpoolError) {
+        let gone = Set(ids)
+        entries.removeAll { gone.contains($0.id) }
     }
 
     public func pending(after afterID: Int64, limit: Int) throws(SpoolError) -> [SQLiteSpool.Entry] {

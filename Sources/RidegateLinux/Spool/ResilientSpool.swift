@@ -67,13 +67,13 @@ public final class ResilientSpool: ReadingStore, @unchecked Sendable {
         return highestID
     }
 
-    public func remove(_ id: Int64) throws(SpoolError) {
-        if let index = memory.firstIndex(where: { $0.id == id }) {
-            memory.remove(at: index)
-            return
-        }
+    public func remove(_ ids: [Int64]) throws(SpoolError) {
+        let inMemory = Set(memory.lazy.map(\.id)).intersection(ids)
+        if !inMemory.isEmpty { memory.removeAll { inMemory.contains($0.id) } }
+        let onDisk = ids.filter { !inMemory.contains($0) }
+        guard !onDisk.isEmpty else { return }
         do {
-            try disk?.remove(id)
+            try disk?.remove(onDisk)
         } catch {
             // The broker has it; failing to forget it only means it may be sent again (same seq).
             degrade(error)

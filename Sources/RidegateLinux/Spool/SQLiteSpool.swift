@@ -10,12 +10,8 @@ import RidegateCore
 ///
 /// Not thread-safe by itself: the MQTT sink calls it from one serial queue.
 public final class SQLiteSpool: @unchecked Sendable {
-    public struct Entry: Sendable, Equatable {
-        public var id: Int64
-        public var topic: String
-        public var payload: String
-        public var qos: Int
-    }
+    /// A stored reading (the core's type: delivery decides on it).
+    public typealias Entry = StoredReading
 
     public let path: String
     private var db: OpaquePointer?
@@ -163,16 +159,25 @@ public final class SQLiteSpool: @unchecked Sendable {
         return id
     }
 
-    /// The broker has the reading: forget it.
-    public func remove(_ id: Int64) throws(SpoolError) {
-        guard let delete else { return }
-        sqlite3_reset(delete)
-        sqlite3_bind_int64(delete, 1, id)
-        guard sqlite3_step(delete) == SQLITE_DONE else { throw error("delete") }
-        removalsSinceLowWater += 1
-        if removalsSinceLowWater >= 100 {
-            removalsSinceLowWater = 0
-            try execute("UPDATE counters SET value = \(try lowWater()) WHERE name = 'low_water'")
+    /// The broker has these readings: forget them, in one transaction (one journal commit, not one each).
+    public func remove(_ ids: [Int64]) throws(SpoolError) {
+        guard let delete, !ids.isEmpty else { return }
+        try execute("BEGIN IMMEDIATE")
+        do throws(SpoolError) {
+            for id in ids {
+                sqlite3_reset(delete)
+                sqlite3_bind_int64(delete, 1, id)
+                guard sqlite3_step(delete) == SQLITE_DONE else { throw error("delete") }
+            }
+            removalsSinceLowWater += ids.count
+            if removalsSinceLowWater >= 100 {
+                removalsSinceLowWater = 0
+                try execute("UPDATE counters SET value = \(try lowWater()) WHERE name = 'low_water'")
+            }
+            try execute("COMMIT")
+        } catch {
+            _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
+            throw error
         }
     }
 

@@ -11,8 +11,8 @@ public final class HealthFields: Sendable {
         values.withLock { $0[key] = value }
     }
 
-    /// The fields as `,"key":value` pairs in key order, for appending to a JSON object.
-    public var jsonMembers: String {
-        values.withLock { $0 }.sorted { $0.key < $1.key }.map { ",\"\($0.key)\":\($0.value)" }.joined()
+    /// The fields in key order, for the `health` message.
+    public var members: [(key: String, value: Int64)] {
+        values.withLock { $0 }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 }

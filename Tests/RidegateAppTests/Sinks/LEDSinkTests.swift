@@ -9,6 +9,8 @@ import Testing
     /// Every call the sink makes, in order.
     final class RecordingOutput: LEDOutput, @unchecked Sendable {
         let calls = Observed<[String]>([])
+        let showsEdges: Bool
+        init(showsEdges: Bool = true) { self.showsEdges = showsEdges }
         func set(_ lines: UInt8) { calls.update { $0.append("set \(lines)") } }
         func willShow(_ signal: LEDSignal, pattern: BlinkPattern) { calls.update { $0.append("show") } }
         func release() { calls.update { $0.append("release") } }
@@ -27,5 +29,21 @@ import Testing
         let calls = output.calls.current
         #expect(calls.suffix(2) == ["set 0", "release"], "calls: \(calls)")
         #expect(calls.filter { $0 == "release" }.count == 1)
+    }
+
+    @Test("A lamp follows a blinking pattern's edges; the console, which shows only the signal, gets no timer at all")
+    func edgesOnlyWhereTheyShow() async throws {
+        let lamp = RecordingOutput()
+        let console = RecordingOutput(showsEdges: false)
+        let lampSink = LEDSink(output: lamp)
+        let consoleSink = LEDSink(output: console)
+        lampSink.apply(.showOnLED(.searchingForStrap))
+        consoleSink.apply(.showOnLED(.searchingForStrap))
+        // The lamp blinks: several edges pass; by then the console would have seen them too.
+        let blinked = await lamp.calls.wait(timeout: 10) { $0.filter { $0.hasPrefix("set ") }.count >= 4 }
+        #expect(blinked.filter { $0.hasPrefix("set ") }.count >= 4, "lamp: \(blinked)")
+        #expect(console.calls.current == ["show", "set 1"] || console.calls.current == ["show", "set 0"], "console: \(console.calls.current)")
+        await lampSink.shutdown()
+        await consoleSink.shutdown()
     }
 }

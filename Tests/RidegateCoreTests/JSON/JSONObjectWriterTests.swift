@@ -22,4 +22,17 @@ import Testing
         w.add("z", [1, 2])
         #expect(w.finish() == #"{"s":"a \"quoted\"\\ line\n\u0001","n":null,"rr":[781.3,782.2],"z":[1,2]}"#)
     }
+
+    @Test("A finished object can be continued: members are added inside it, with or without members before")
+    func extending() {
+        var w = JSONObjectWriter(extending: #"{"bpm":72}"#)
+        w?.add("replayed", true)
+        #expect(w?.finish() == #"{"bpm":72,"replayed":true}"#)
+        var empty = JSONObjectWriter(extending: "{ }\n")
+        empty?.add("n", 1)
+        #expect(empty?.finish() == #"{ "n":1}"#)
+        #expect(JSONObjectWriter(extending: "[1]") == nil)
+        #expect(JSONObjectWriter(extending: "online") == nil)
+        #expect(JSONObjectWriter(extending: "") == nil)
+    }
 }

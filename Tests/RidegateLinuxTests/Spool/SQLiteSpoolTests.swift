@@ -16,7 +16,7 @@ import Testing
         do {
             let spool = try SQLiteSpool(path: file)
             for i in 0..<5 { ids.append(try spool.append(topic: "gps", payload: "{\"seq\":\(i)}", qos: 1)) }
-            try spool.remove(ids[1])
+            try spool.remove([ids[1]])
             try spool.save(sequence: 41, for: "gps")
             #expect(FileManager.default.fileExists(atPath: file + "-wal")) // WAL mode, on disk
         }

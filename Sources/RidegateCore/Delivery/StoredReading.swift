@@ -1,0 +1,15 @@
+/// A reading kept in the spool until the broker acknowledges it; `id` grows with every reading stored, so
+/// ids order the backlog.
+public struct StoredReading: Sendable, Equatable {
+    public var id: Int64
+    public var topic: String
+    public var payload: String
+    public var qos: Int
+
+    public init(id: Int64, topic: String, payload: String, qos: Int) {
+        self.id = id
+        self.topic = topic
+        self.payload = payload
+        self.qos = qos
+    }
+}
