@@ -19,6 +19,8 @@ ensure_apt_packages() {
 RIDEGATE_BUILD_PACKAGES=(pkg-config libbluetooth-dev libgpiod-dev libmosquitto-dev libsqlite3-dev)
 # What the tests and the demo start for real, and the independent readers the tests check ride files with.
 RIDEGATE_RUNTIME_PACKAGES=(mosquitto mosquitto-clients openssl python3-gpxpy gpsbabel python3-venv libxml2-utils python3-lxml python3-dateutil gpsd gpsd-clients)
+# Only the tests start these (the demo does not need them): chronyd, run with -x so the host clock is left alone.
+RIDEGATE_TEST_PACKAGES=(chrony tmux)
 
 # Swift: this machine's toolchain if present, else apt's swiftlang (Raspberry Pi OS trixie, Debian 13).
 ensure_swift() {

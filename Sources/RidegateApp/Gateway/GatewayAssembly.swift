@@ -210,6 +210,7 @@ public enum GatewayAssembly {
         settings.powerZones = config.zones.powerZones
         settings.powerZoneMarginWatts = config.zones.powerMarginWatts
         settings.ledZones = config.led.zones
+        settings.clockSamples = config.gps.enabled && config.gps.chronySocket != nil
         return settings
     }
 
@@ -230,6 +231,13 @@ public enum GatewayAssembly {
             }
         }
 
+        if config.gps.enabled, let path = config.gps.chronySocket {
+            do {
+                sinks.append(ClockSink(socket: try ChronySocket(path: path), logger: logger.labeled("clock")))
+            } catch {
+                throw SetupError(description: error.description)
+            }
+        }
         let prefix = "\(config.mqtt.prefix)/\(deviceID)"
         let settings = try mqttSettings(config, deviceID: deviceID)
         do {

@@ -36,6 +36,8 @@ public struct GatewayConfig: Sendable, Equatable {
         public var baud = Baud.fixed(9600)
         /// Read the receiver through a running gpsd (its raw NMEA) instead of opening `device`.
         public var gpsd: BrokerAddress?
+        /// chrony's SOCK refclock socket: GPS time sets the system clock (a Pi has no RTC). Nil: off.
+        public var chronySocket: String?
     }
 
     public struct HeartRate: Sendable, Equatable {
@@ -241,6 +243,14 @@ public struct GatewayConfig: Sendable, Equatable {
             if g.table["device"] != nil || g.table["baud"] != nil {
                 throw g.error("gpsd", g.table["gpsd"], "set either gps.gpsd (read through gpsd) or gps.device/baud (open the receiver), not both")
             }
+        }
+        if let path = try g.optionalString("chrony_socket") {
+            // sockaddr_un holds 107 bytes and a NUL.
+            guard path.hasPrefix("/"), path.utf8.count <= 107 else {
+                throw g.error("chrony_socket", g.table["chrony_socket"],
+                              "\"\(path)\" must be an absolute path of at most 107 bytes, the one in chrony.conf's `refclock SOCK` line, e.g. \"/run/chrony.ridegate.sock\"")
+            }
+            gps.chronySocket = path
         }
         try g.finish()
 

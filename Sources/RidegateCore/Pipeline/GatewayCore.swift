@@ -31,6 +31,8 @@ public struct GatewayCore: Sendable {
         /// Seconds of GPS time between `position` messages (the device tracker's; its every change is a
         /// row in Home Assistant's database).
         public var positionInterval: Double = 5
+        /// Send the system clock's offset from GPS time to a time daemon (`gps.chrony_socket`).
+        public var clockSamples = false
 
         public init(zones: ZoneBoundaries, zoneMarginBPM: Int = 2, zoneDwellSeconds: Double = 3,
                     autoPauseSpeed: Double = 1.0, rideSummaryInterval: Double = 10, heartRateEnabled: Bool = true,
@@ -66,6 +68,8 @@ public struct GatewayCore: Sendable {
     public private(set) var sunsetWarning = false
     private var lastSent: [String: Timestamp] = [:]
     private var lastPosition: Timestamp?
+    /// The GPS second of the last clock sample.
+    private var lastClockSecond: Double?
     private var cyclingSensors: [String: CyclingSensorState] = [:]
     public private(set) var ridePower = RidePowerTotals()
     public private(set) var elevation = ElevationTotals()
@@ -186,6 +190,7 @@ public struct GatewayCore: Sendable {
 
         case .gpsFix(let fix, let at):
             time.anchor(to: fix, receivedAt: at)
+            if settings.clockSamples, let sample = clockSample(fix, at: at) { effects.append(.clockSample(sample)) }
             let ts = fix.time ?? time.utc(for: at)
             ride.add(fix)
             if fix.hasPosition, let time = fix.time { elevation.add(altitude: fix.altitudeMSL, hdop: fix.hdop, at: time) }
@@ -236,6 +241,17 @@ public struct GatewayCore: Sendable {
         return RidePoint(time: time, latitude: latitude, longitude: longitude, altitude: fix.altitudeMSL, speed: fix.speedMetersPerSecond,
                          distance: ride.summary.distanceMeters, heartRate: fresh(latest.heartRate.at) ? latest.heartRate.value : nil,
                          cadence: fresh(latest.cadence.at) ? latest.cadence.value : nil, power: fresh(latest.power.at) ? latest.power.value : nil)
+    }
+
+    /// The system clock against a fix's time: fixes with a position and a sane date only (before a fix,
+    /// receivers send their own unsynchronised clock), one per GPS second (the second's first fix: at 10 Hz
+    /// the others say nothing new about the clock).
+    private mutating func clockSample(_ fix: GPSFix, at receive: ReceiveTime) -> ClockSample? {
+        guard fix.hasPosition, let gpsTime = fix.time, gpsTime.date.year >= 2020 else { return nil }
+        let second = gpsTime.secondsSince1970.rounded(.down)
+        if let last = lastClockSecond, second == last { return nil }
+        lastClockSecond = second
+        return ClockSample(systemTime: receive.system, offset: gpsTime - receive.system)
     }
 
     /// `health` once a minute, carried by whatever event comes next (no timer of its own).

@@ -31,4 +31,6 @@ public enum Effect: Sendable, Equatable {
     case serviceAlive
     /// Keep this point in the ride log (every fix with a position).
     case recordPoint(RidePoint)
+    /// Compare the system clock with GPS time (chrony's refclock), at most once per GPS second.
+    case clockSample(ClockSample)
 }

@@ -30,6 +30,32 @@ import Testing
         #expect(first[0].payload.contains(#""ts":"1970-01-01T00:16:41.000Z""#))
     }
 
+    @Test("Clock samples (chrony): only when asked, one per GPS second, only from fixes with a position and a sane date")
+    func clockSamples() {
+        func samples(_ effects: [Effect]) -> [ClockSample] {
+            effects.compactMap { if case .clockSample(let s) = $0 { s } else { nil } }
+        }
+        let noon = Timestamp(secondsSince1970: 1_782_057_600)
+        var off = core()
+        #expect(samples(off.handle(.gpsFix(GPSFix(time: noon, mode: .threeD, latitude: 40, longitude: -105), at: at(1)))).isEmpty)
+        var settings = GatewayCore.Settings(zones: .percentOfMax(190, percentages: [50, 60, 70, 80, 90]), zoneDwellSeconds: 0)
+        settings.clockSamples = true
+        var c = GatewayCore(settings: settings)
+        // 10 Hz: the second's first fix gives a sample, the other nine nothing; the next second gives one again.
+        var got: [ClockSample] = []
+        for tenth in 0..<20 {
+            let dt = Double(tenth) / 10
+            got += samples(c.handle(.gpsFix(GPSFix(time: noon + dt, mode: .threeD, latitude: 40, longitude: -105), at: at(1 + dt + 0.25))))
+        }
+        #expect(got.count == 2)
+        // offset = GPS time - the system time the line arrived (system = 1000 + monotonic here).
+        #expect(got.first.map { abs($0.offset - (noon.secondsSince1970 - 1001.25)) < 1e-6 } == true, "\(got)")
+        #expect(got.first?.systemTime == Timestamp(secondsSince1970: 1001.25))
+        // A receiver without a fix sends its own free-running clock; a 1980 date is a receiver that knows nothing.
+        #expect(samples(c.handle(.gpsFix(GPSFix(time: noon + 5, mode: .noFix), at: at(7)))).isEmpty)
+        #expect(samples(c.handle(.gpsFix(GPSFix(time: Timestamp(secondsSince1970: 315_964_800), mode: .threeD, latitude: 40, longitude: -105), at: at(8)))).isEmpty)
+    }
+
     @Test("After a GPS fix, readings are stamped in GPS time through the monotonic clock")
     func gpsTimeReference() {
         var c = core()
