@@ -280,15 +280,53 @@ public final class MosquittoClient: @unchecked Sendable {
         return isConnected
     }
 
-    /// Stores and sends a reading, or keeps the newest retained state; never blocks the caller.
+    /// Stores and sends a reading, or keeps the newest retained state; never blocks the caller. What is
+    /// published in one turn of the loop is taken in one step: its readings stored in one transaction.
     public func publish(_ publication: Publication) {
-        loop.execute { [self] in
-            accept(publication)
-            flush()
+        let first = incoming.withLock { waiting -> Bool in
+            waiting.append(publication)
+            return waiting.count == 1
         }
+        if first { loop.execute { [self] in acceptIncoming() } }
     }
 
-    private func accept(_ publication: Publication) {
+    /// Publications waiting for the loop's next `acceptIncoming`.
+    private let incoming = Locked<[Publication]>([])
+
+    private func acceptIncoming() {
+        let batch = incoming.withLock { waiting -> [Publication] in
+            defer { waiting.removeAll(keepingCapacity: true) }
+            return waiting
+        }
+        let readings = batch.filter(Self.isStored)
+        var ids: [Int64] = []
+        do {
+            ids = try store.append(readings.map { NewReading(topic: $0.topic, payload: $0.payload, qos: $0.qos, sequence: $0.sequence) })
+        } catch {
+            logger.error("cannot store readings; sending them without a safety net", [("error", "\(error)"), ("mqtt.readings", String(readings.count))])
+        }
+        var stored = ids.makeIterator()
+        for publication in batch {
+            if Self.isStored(publication) {
+                if let id = stored.next() {
+                    guard connection.delivery.sendsNewReadingsAtOnce else { continue }
+                    sendStored(StoredReading(id: id, topic: publication.topic, payload: publication.payload, qos: publication.qos))
+                } else if connection.delivery.online {
+                    send(publication)
+                }
+            } else {
+                acceptState(publication)
+            }
+        }
+        flush()
+    }
+
+    /// Readings (QoS 1 or 2, not retained, not `health`) wait in the spool until acknowledged; the rest is state.
+    private static func isStored(_ p: Publication) -> Bool {
+        p.topic != Topic.health.name && !p.retain && p.qos > 0
+    }
+
+    private func acceptState(_ publication: Publication) {
         if publication.topic == Topic.health.name {
             let completed = completedHealth(publication)
             connection.delivery.keepRetained(completed)
@@ -306,19 +344,7 @@ public final class MosquittoClient: @unchecked Sendable {
             }
             if publication.retain { connection.delivery.keepRetained(publication) }
             if connection.delivery.online { send(publication) }
-            return
         }
-        let id: Int64
-        do {
-            id = try store.append(topic: publication.topic, payload: publication.payload, qos: publication.qos,
-                                  sequence: publication.sequence)
-        } catch {
-            logger.error("cannot store a reading; sending it without a safety net", [("error", "\(error)")])
-            if connection.delivery.online { send(publication) }
-            return
-        }
-        guard connection.delivery.sendsNewReadingsAtOnce else { return }
-        sendStored(StoredReading(id: id, topic: publication.topic, payload: publication.payload, qos: publication.qos))
     }
 
     /// The gateway's `health`, completed with what only the connection knows.

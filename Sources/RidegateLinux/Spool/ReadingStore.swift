@@ -1,10 +1,32 @@
 import RidegateCore
 
+/// A reading to store: what `ReadingStore.append` takes.
+public struct NewReading: Sendable, Equatable {
+    public var topic: String
+    public var payload: String
+    public var qos: Int
+    public var sequence: Int?
+
+    public init(topic: String, payload: String, qos: Int, sequence: Int? = nil) {
+        self.topic = topic
+        self.payload = payload
+        self.qos = qos
+        self.sequence = sequence
+    }
+}
+
+extension ReadingStore {
+    /// Stores one reading; its id.
+    public func append(topic: String, payload: String, qos: Int, sequence: Int?) throws(SpoolError) -> Int64 {
+        try append([NewReading(topic: topic, payload: payload, qos: qos, sequence: sequence)])[0]
+    }
+}
+
 /// Where readings wait for the broker's acknowledgement: the SQLite spool on disk, or memory when there
 /// is no state directory (tools, tests). Used from one serial queue.
 public protocol ReadingStore: AnyObject, Sendable {
-    /// Stores a reading and, in the same step, its `seq` (see `SQLiteSpool.append`).
-    func append(topic: String, payload: String, qos: Int, sequence: Int?) throws(SpoolError) -> Int64
+    /// Stores readings in order and, in the same step, their `seq`s (see `SQLiteSpool.append`); their ids.
+    func append(_ readings: [NewReading]) throws(SpoolError) -> [Int64]
     /// Forgets readings the broker acknowledged (all of one turn's acknowledgements in one step).
     func remove(_ ids: [Int64]) throws(SpoolError)
     func pending(after afterID: Int64, limit: Int) throws(SpoolError) -> [SQLiteSpool.Entry]
@@ -37,15 +59,17 @@ public final class MemoryReadingStore: ReadingStore, @unchecked Sendable {
         self.limit = limit
     }
 
-    public func append(topic: String, payload: String, qos: Int, sequence seq: Int? = nil) throws(SpoolError) -> Int64 {
-        if let seq { sequence[topic] = seq }
-        defer { nextID += 1 }
-        entries.append(.init(id: nextID, topic: topic, payload: payload, qos: qos))
-        if entries.count > limit {
-            entries.removeFirst(entries.count - limit)
-            dropped += 1
+    public func append(_ readings: [NewReading]) throws(SpoolError) -> [Int64] {
+        readings.map { reading in
+            if let seq = reading.sequence { sequence[reading.topic] = seq }
+            defer { nextID += 1 }
+            entries.append(.init(id: nextID, topic: reading.topic, payload: reading.payload, qos: reading.qos))
+            if entries.count > limit {
+                entries.removeFirst(entries.count - limit)
+                dropped += 1
+            }
+            return nextID
         }
-        return nextID
     }
 
     public func remove(_ ids: [Int64]) throws(SpoolError) {

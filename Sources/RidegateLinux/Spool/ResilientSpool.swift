@@ -46,25 +46,28 @@ public final class ResilientSpool: ReadingStore, @unchecked Sendable {
 
     // MARK: ReadingStore
 
-    public func append(topic: String, payload: String, qos: Int, sequence: Int?) throws(SpoolError) -> Int64 {
+    public func append(_ readings: [NewReading]) throws(SpoolError) -> [Int64] {
         retryIfDue()
         if degradedSince == nil, let disk {
             do {
-                let id = try disk.append(topic: topic, payload: payload, qos: qos, sequence: sequence)
-                highestID = max(highestID, id)
-                return id
+                let ids = try disk.append(readings)
+                highestID = max(highestID, ids.last ?? 0)
+                return ids
             } catch {
+                // All or none: the batch goes to memory whole.
                 degrade(error)
             }
         }
-        highestID += 1
-        memory.append(SQLiteSpool.Entry(id: highestID, topic: topic, payload: payload, qos: qos))
-        if let sequence { memorySequences[topic] = max(memorySequences[topic] ?? 0, sequence) }
-        if memory.count > memoryLimit {
-            memory.removeFirst(memory.count - memoryLimit)
-            memoryDropped += 1
+        return readings.map { reading in
+            highestID += 1
+            memory.append(SQLiteSpool.Entry(id: highestID, topic: reading.topic, payload: reading.payload, qos: reading.qos))
+            if let sequence = reading.sequence { memorySequences[reading.topic] = max(memorySequences[reading.topic] ?? 0, sequence) }
+            if memory.count > memoryLimit {
+                memory.removeFirst(memory.count - memoryLimit)
+                memoryDropped += 1
+            }
+            return highestID
         }
-        return highestID
     }
 
     public func remove(_ ids: [Int64]) throws(SpoolError) {

@@ -42,16 +42,18 @@ import Testing
         #expect(fixes.contains { $0.topic == "ridegate/g/gps/state" && $0.json["state"] as? String == "ok" })
 
         // gpsd goes away: said on gps/state and in the log; then it is back on the same port and read again.
-        gpsfake.signal(SIGTERM)
+        // SIGINT: gpsfake stops its gpsd on the way out (on SIGTERM it leaves it running).
+        gpsfake.signal(SIGINT)
         _ = await gpsfake.waitForExit(timeout: TestTime.seconds(10))
         let gone = await sub.wait(timeout: TestTime.seconds(15)) { $0.last { $0.topic == "ridegate/g/gps/state" }?.json["state"] as? String == "no_device" }
         #expect(gone.last { $0.topic == "ridegate/g/gps/state" }?.json["state"] as? String == "no_device")
         let before = sub.messages.filter { $0.topic == "ridegate/g/gps" }.count
         gpsfake = try startGPSFake(port: gpsdPort, log: dir + "/ride.nmea")
-        defer { gpsfake.signal(SIGTERM) }
         let again = await sub.wait(timeout: TestTime.seconds(40)) { $0.filter { $0.topic == "ridegate/g/gps" }.count >= before + 5 }
         #expect(again.filter { $0.topic == "ridegate/g/gps" }.count >= before + 5, "\(daemon.lines.suffix(8))")
         #expect(daemon.lines.contains { $0.contains("gpsd closed the connection; reconnecting") })
+        gpsfake.signal(SIGINT)
+        _ = await gpsfake.waitForExit(timeout: TestTime.seconds(10))
     }
 
     @Test("gps.gpsd is checked: an address that is not one, or together with gps.device, is refused with the fix")
