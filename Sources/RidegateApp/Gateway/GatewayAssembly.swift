@@ -253,7 +253,7 @@ public enum GatewayAssembly {
 
     /// The connection settings from `[mqtt]`: the daemon's (and the demo's), or a one-off probe's (`doctor`:
     /// its own client id, no retained status, no Home Assistant birth subscription).
-    static func mqttSettings(_ config: GatewayConfig, deviceID: String, probe: Bool = false) throws(SetupError) -> MQTTSettings {
+    public static func mqttSettings(_ config: GatewayConfig, deviceID: String, probe: Bool = false) throws(SetupError) -> MQTTSettings {
         var password: String?
         if let file = config.mqtt.passwordFile {
             password = try readPassword(file)

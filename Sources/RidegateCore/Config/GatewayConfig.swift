@@ -152,6 +152,10 @@ public struct GatewayConfig: Sendable, Equatable {
     /// Where the gateway keeps what must survive a restart (last position, later the spool).
     public var stateDirectory = "/var/lib/ridegate"
     public var logLevel = Logger.Level.info
+    /// What a person reads (`watch`, the demo, `rides list`, `sun`): `units`; MQTT and ride files stay SI.
+    public var units = DisplayUnits.System.metric
+    /// `clock`: "24h" or "12h"; nil: from the locale (`LC_TIME`/`LANG`).
+    public var clock: DisplayUnits.Clock?
     public var mqtt = MQTT()
     public var gps = GPS()
     public var heartRate = HeartRate()
@@ -187,6 +191,10 @@ public struct GatewayConfig: Sendable, Equatable {
         }
         let levelName = try top.choice("log_level", default: "info", allowed: Logger.Level.allCases.map(\.name))
         logLevel = Logger.Level(name: levelName) ?? .info
+        units = DisplayUnits.System(rawValue: try top.choice("units", default: units.rawValue, allowed: DisplayUnits.System.allCases.map(\.rawValue))) ?? .metric
+        if top.table["clock"] != nil {
+            clock = DisplayUnits.Clock(rawValue: try top.choice("clock", default: "24h", allowed: DisplayUnits.Clock.allCases.map(\.rawValue)))
+        }
 
         var m = try top.subtable("mqtt")
         mqtt.host = try m.string("host", default: mqtt.host)

@@ -52,4 +52,15 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
     }
 
     public var description: String { iso8601 }
+
+    /// Parses what `iso8601` writes (`2026-06-21T07:00:00.000Z`; the fraction is optional, the zone is Z).
+    public init?(iso8601 text: String) {
+        let halves = text.split(separator: "T", omittingEmptySubsequences: false)
+        guard halves.count == 2, let date = CivilDate(iso: String(halves[0])), halves[1].hasSuffix("Z") else { return nil }
+        let clock = halves[1].dropLast().split(separator: ":", omittingEmptySubsequences: false)
+        guard clock.count == 3, clock[0].count == 2, clock[1].count == 2, clock[2].count >= 2,
+              let hour = Int(clock[0]), let minute = Int(clock[1]), let second = Double(clock[2]),
+              (0..<24).contains(hour), (0..<60).contains(minute), second >= 0, second < 61 else { return nil }
+        self.init(date: date, secondsOfDay: Double(hour * 3600 + minute * 60) + second)
+    }
 }

@@ -1,3 +1,5 @@
+import CMosquitto
+import Glibc
 /// How to reach the broker; built from the config by the wiring.
 public struct MQTTSettings: Sendable {
     public var host: String
@@ -53,4 +55,32 @@ public struct MQTTError: Error, Sendable, CustomStringConvertible {
     public var detail: String
 
     public var description: String { "mqtt \(operation): \(detail)" }
+}
+
+extension MQTTSettings {
+    /// What every connection of ridegate's sets on a libmosquitto handle: the protocol version, the
+    /// credentials, TLS with the broker verified.
+    func apply(to mosq: OpaquePointer) throws(MQTTError) {
+        if protocolVersion == 5 {
+            try Self.check(mosquitto_int_option(mosq, MOSQ_OPT_PROTOCOL_VERSION, Int32(MQTT_PROTOCOL_V5)), "protocol version")
+        }
+        if let user = username {
+            try Self.check(mosquitto_username_pw_set(mosq, user, password), "credentials")
+        }
+        if let tls {
+            let rc = mosquitto_tls_set(mosq, tls.caFile, nil, tls.certificateFile, tls.keyFile, nil)
+            guard rc == MOSQ_ERR_SUCCESS.rawValue else {
+                throw MQTTError(operation: "tls", code: rc, detail: "cannot use the TLS files (ca \(tls.caFile)): \(MosquittoClient.describe(rc))")
+            }
+            // Verify the broker (SSL_VERIFY_PEER); no version pinned: libmosquitto 2.x and OpenSSL 3 allow only
+            // TLS 1.2 and 1.3 by default, and pinning "tlsv1.2" fails on trixie's libmosquitto 2.0.21.
+            try Self.check(mosquitto_tls_opts_set(mosq, 1, nil, nil), "tls options")
+        }
+    }
+
+    static func check(_ rc: Int32, _ what: String) throws(MQTTError) {
+        guard rc == MOSQ_ERR_SUCCESS.rawValue else {
+            throw MQTTError(operation: what, code: rc, detail: "cannot set the MQTT \(what): \(MosquittoClient.describe(rc))")
+        }
+    }
 }

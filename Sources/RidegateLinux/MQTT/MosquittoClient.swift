@@ -104,23 +104,9 @@ public final class MosquittoClient: @unchecked Sendable {
     }
 
     private func configure(_ mosq: OpaquePointer) throws(MQTTError) {
-        if settings.protocolVersion == 5 {
-            mosquitto_int_option(mosq, MOSQ_OPT_PROTOCOL_VERSION, Int32(MQTT_PROTOCOL_V5))
-        }
+        try settings.apply(to: mosq)
         let offline = Array("offline".utf8)
         if let status = settings.statusTopic { try check(mosquitto_will_set(mosq, status, Int32(offline.count), offline, 1, true), "will") }
-        if let user = settings.username {
-            try check(mosquitto_username_pw_set(mosq, user, settings.password), "credentials")
-        }
-        if let tls = settings.tls {
-            let rc = mosquitto_tls_set(mosq, tls.caFile, nil, tls.certificateFile, tls.keyFile, nil)
-            guard rc == MOSQ_ERR_SUCCESS.rawValue else {
-                throw MQTTError(operation: "tls", code: rc, detail: "cannot use the TLS files (ca \(tls.caFile)): \(Self.describe(rc))")
-            }
-            // Verify the broker (SSL_VERIFY_PEER); no version pinned: libmosquitto 2.x and OpenSSL 3 allow only
-            // TLS 1.2 and 1.3 by default, and pinning "tlsv1.2" fails on trixie's libmosquitto 2.0.21.
-            try check(mosquitto_tls_opts_set(mosq, 1, nil, nil), "tls options")
-        }
         // libmosquitto's own window (for every QoS 1/2 message, retained state too) stays above the replay's.
         try check(mosquitto_max_inflight_messages_set(mosq, UInt32(connection.delivery.replayWindow + 20)), "in-flight window")
         mosquitto_log_callback_set(mosq) { _, context, level, text in
@@ -149,9 +135,7 @@ public final class MosquittoClient: @unchecked Sendable {
     }
 
     private func check(_ rc: Int32, _ what: String) throws(MQTTError) {
-        guard rc == MOSQ_ERR_SUCCESS.rawValue else {
-            throw MQTTError(operation: what, code: rc, detail: "cannot set the MQTT \(what): \(Self.describe(rc))")
-        }
+        try MQTTSettings.check(rc, what)
     }
 
     deinit {

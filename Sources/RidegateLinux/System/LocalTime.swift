@@ -22,4 +22,12 @@ public enum LocalTime {
         let n = strftime(&buffer, buffer.count, "%Y-%m-%d %H:%M:%S %Z", &parts)
         return String(decoding: buffer.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
+
+    /// Seconds since local midnight at `timestamp` (for a time of day in the user's 12/24-hour clock).
+    public static func secondsSinceMidnight(_ timestamp: Timestamp) -> Double {
+        var t = time_t(timestamp.secondsSince1970.rounded(.down))
+        var parts = tm()
+        localtime_r(&t, &parts)
+        return Double(parts.tm_hour * 3600 + parts.tm_min * 60 + parts.tm_sec)
+    }
 }

@@ -1,0 +1,171 @@
+import ArgumentParser
+import Glibc
+import RidegateApp
+import RidegateCore
+import RidegateLinux
+
+struct WatchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "A live view of a running gateway: sensors, heart rate, speed, ride, sun, GPS, spool, broker.",
+        discussion: """
+            Reads what the gateway publishes, from the broker in its configuration (retained state at once, \
+            then every reading), and redraws the terminal in place at most four times a second. It opens no \
+            device, so it runs beside the daemon, on the Pi or on any machine that reaches the broker. Units \
+            and the 12/24-hour clock follow `units` and `clock` in the configuration (the clock: the locale). \
+            --once prints the view a second after connecting and exits (for scripts).
+            """)
+
+    @Option(name: .long, help: ArgumentHelp("The configuration file (optional: without it, the defaults and the options below).", valueName: "path"))
+    var config: String?
+
+    @Option(help: ArgumentHelp("The MQTT broker, as host:port or host (default: the configuration's).", valueName: "host:port"),
+            transform: { text in
+                do throws(BrokerAddress.ParseError) {
+                    return try BrokerAddress(parsing: text)
+                } catch {
+                    throw ValidationError(error.description)
+                }
+            })
+    var broker: BrokerAddress?
+
+    @Option(help: ArgumentHelp("The gateway's device id (default: the configuration's device_id, else this host's name; the demo's is '<host>-demo').", valueName: "id"))
+    var deviceID: String?
+
+    @Flag(help: "Print the view once, a second after connecting, and exit (0; 69 when the broker cannot be reached in 10 s).")
+    var once = false
+
+    func validate() throws {
+        if let id = deviceID, !DeviceID.isValid(id) {
+            throw ValidationError("The value '\(id)' is invalid for '--device-id'. Use letters, digits, '-' and '_'.")
+        }
+    }
+
+    func run() async throws {
+        var settings = GatewayConfig()
+        let path = config ?? (TextFile.unreadable(ConfigFileOption.defaultPath) == nil ? ConfigFileOption.defaultPath : nil)
+        if let path {
+            do {
+                settings = try TOMLConfigLoader.load(path: path)
+            } catch {
+                writeError(error.description)
+                throw ExitCode(ExitStatus.config)
+            }
+        }
+        if let broker {
+            settings.mqtt.host = broker.host
+            settings.mqtt.port = broker.port
+        }
+        let device = deviceID ?? GatewayAssembly.deviceID(settings)
+        var mqtt: MQTTSettings
+        do {
+            mqtt = try GatewayAssembly.mqttSettings(settings, deviceID: device, probe: true)
+        } catch {
+            writeError(error.description)
+            throw ExitCode(ExitStatus.config)
+        }
+        mqtt.clientID = "ridegate-watch-\(device)-\(getpid())"
+        let prefix = "\(settings.mqtt.prefix)/\(device)/"
+        let subscription: MQTTSubscription
+        do {
+            subscription = try MQTTSubscription(settings: mqtt, filter: prefix + "#")
+        } catch {
+            writeError(error.description)
+            throw ExitCode(ExitStatus.unavailable)
+        }
+        let screen = WatchScreen(units: settings.displayUnits, deviceID: device, broker: "\(mqtt.host):\(mqtt.port)",
+                                 localTimeOfDay: LocalTime.secondsSinceMidnight)
+        subscription.start()
+        let view = WatchView(screen: screen, prefix: prefix, once: once)
+        let outcome = await withDeadline(seconds: nil, stop: TerminationSignals().signals) {
+            await view.follow(subscription.events)
+        }
+        subscription.stop()
+        if case .finished(let code) = outcome, code != 0 { throw ExitCode(code) }
+    }
+}
+
+/// Draws the screen as messages arrive: at most every 0.25 s, and once more after a burst (retained state).
+private actor WatchView {
+    let screen: WatchScreen
+    let prefix: String
+    let once: Bool
+    var state = WatchState()
+    var connected = false
+    var lastDraw = 0.0
+    var drawPending = false
+    let terminal = isatty(1) == 1
+
+    init(screen: WatchScreen, prefix: String, once: Bool) {
+        self.screen = screen
+        self.prefix = prefix
+        self.once = once
+    }
+
+    /// Returns the exit status (only `--once` returns).
+    func follow(_ events: AsyncStream<MQTTSubscription.Event>) async -> Int32 {
+        if once {
+            // Give up on a broker that does not answer; print a second after connecting (the retained state).
+            let connectedInTime = await withDeadline(seconds: 10) { [self] in
+                for await event in events {
+                    await take(event)
+                    if await connected { return true }
+                }
+                return false
+            }.value(or: false)
+            guard connectedInTime else {
+                writeError("cannot reach the broker \(screen.broker) within 10 s")
+                return ExitStatus.unavailable
+            }
+            _ = await withDeadline(seconds: 1) { [self] in
+                for await event in events { await take(event) }
+            }
+            try? FileDescriptor(rawValue: 1).writeAll(Array((screen.lines(state, connected: connected).joined(separator: "\n") + "\n").utf8))
+            return 0
+        }
+        draw()
+        for await event in events {
+            take(event)
+            scheduleDraw()
+        }
+        return 0
+    }
+
+    func take(_ event: MQTTSubscription.Event) {
+        switch event {
+        case .connected: connected = true
+        case .disconnected: connected = false
+        case .message(let topic, let payload):
+            guard topic.hasPrefix(prefix) else { return }
+            state.receive(topic: String(topic.dropFirst(prefix.count)), payload: payload)
+        }
+    }
+
+    private func scheduleDraw() {
+        let now = SystemClock.monotonicSeconds()
+        if now - lastDraw >= 0.25 {
+            draw()
+            return
+        }
+        guard !drawPending else { return }
+        drawPending = true
+        Task {
+            try? await Task.sleep(nanoseconds: UInt64(max(0, 0.25 - (now - lastDraw)) * 1e9))
+            drawLater()
+        }
+    }
+
+    private func drawLater() {
+        drawPending = false
+        draw()
+    }
+
+    private func draw() {
+        lastDraw = SystemClock.monotonicSeconds()
+        let lines = screen.lines(state, connected: connected)
+        // Home, then each line with the rest of it cleared, then everything below: redrawn in place, no flicker.
+        let text = terminal ? "\u{1B}[H" + lines.map { $0 + "\u{1B}[K" }.joined(separator: "\n") + "\u{1B}[J" : lines.joined(separator: "\n") + "\n"
+        // Straight to the descriptor: one write per frame, nothing left in stdio's buffer.
+        try? FileDescriptor(rawValue: 1).writeAll(Array(text.utf8))
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import RidegateTestSupport
+import Testing
+
+/// `ridegate watch` in a real terminal (tmux), following the demo through a real mosquitto: the view fills
+/// in, redraws in place, follows the units of the config, and says when the gateway goes offline.
+@Suite(.serialized) struct WatchCommandTests {
+    static func tmux(_ arguments: [String]) throws -> String {
+        let tmux = try Executables.find("tmux", hint: "apt-get install tmux")
+        let process = Process()
+        process.executableURL = tmux
+        process.arguments = arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The pane's text, polled until `condition` holds or `timeout` passes (tmux has no event to wait on).
+    static func pane(_ session: String, timeout: Double, until condition: (String) -> Bool) async throws -> String {
+        let deadline = Date().addingTimeInterval(timeout)
+        var text = ""
+        while Date() < deadline {
+            text = try tmux(["capture-pane", "-p", "-t", session])
+            if condition(text) { return text }
+            try await Task.sleep(nanoseconds: 200_000_000)
+        }
+        return text
+    }
+
+    @Test("In tmux: heart rate, speed, ride, sensors and broker fill in; one screen redrawn in place; imperial units; offline shown")
+    func watchInTmux() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rg-watch-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let broker = try MosquittoBroker()
+        try "units = \"imperial\"\nclock = \"12h\"\n[mqtt]\nhost = \"127.0.0.1\"\nport = \(broker.port)\n".write(toFile: "\(dir)/c.toml", atomically: true, encoding: .utf8)
+        let demo = try ChildProcess(RidegateAppTestsPaths.executable,
+                                    ["demo", "--broker", "127.0.0.1:\(broker.port)", "--device-id", "w", "--speed", "10"], captureOutput: true)
+        let session = "rgwatch\(getpid())"
+        _ = try Self.tmux(["new-session", "-d", "-s", session, "-x", "110", "-y", "30",
+                           "\(RidegateAppTestsPaths.executable) watch --config \(dir)/c.toml --device-id w"])
+        defer { _ = try? Self.tmux(["kill-session", "-t", session]) }
+
+        let filled = try await Self.pane(session, timeout: TestTime.seconds(30)) { text in
+            text.contains("bpm") && text.contains("mph") && text.contains("mi ·") && text.contains("demo-strap connected")
+        }
+        #expect(filled.contains("Gateway    online"), "\(filled)")
+        #expect(filled.range(of: #"Heart rate \d+ bpm · zone \d"#, options: .regularExpression) != nil, "\(filled)")
+        #expect(filled.range(of: #"Speed      \d+\.\d mph"#, options: .regularExpression) != nil, "\(filled)")
+        #expect(filled.contains("Broker     connected"), "\(filled)")
+        #expect(filled.contains("GPS        fix"), "\(filled)")
+        #expect(filled.range(of: #"Sun        sunset \d{1,2}:\d\d (AM|PM)"#, options: .regularExpression) != nil, "\(filled)")
+        #expect(!filled.contains("km"), "imperial: no kilometres: \(filled)")
+        // Redrawn in place: after more readings, still one title, and the distance has moved on.
+        let distance = { (text: String) in text.components(separatedBy: "\n").first { $0.hasPrefix("Ride") } ?? "" }
+        let before = distance(filled)
+        let later = try await Self.pane(session, timeout: TestTime.seconds(20)) { distance($0) != before && !distance($0).isEmpty }
+        #expect(distance(later) != before, "the view did not update: \(later)")
+        #expect(later.components(separatedBy: "ridegate watch:").count == 2, "one screen, not a scroll: \(later)")
+
+        demo.signal(SIGTERM)
+        _ = await demo.waitForExit(timeout: TestTime.seconds(10))
+        let offline = try await Self.pane(session, timeout: TestTime.seconds(15)) { $0.contains("Gateway    offline") }
+        #expect(offline.contains("Gateway    offline"), "\(offline)")
+    }
+
+    @Test("--once without a broker: says so and exits 69 within about 10 s")
+    func onceWithoutBroker() async throws {
+        let port = try FreePort.loopback()
+        let watch = try ChildProcess(RidegateAppTestsPaths.executable, ["watch", "--broker", "127.0.0.1:\(port)", "--device-id", "x", "--once"], captureOutput: true)
+        #expect(await watch.waitForExit(timeout: TestTime.seconds(30)).flatMap(ChildProcess.exitCode) == 69)
+        #expect(await watch.waitForAllOutput(timeout: 5).contains { $0.contains("cannot reach the broker") })
+    }
+}
