@@ -90,7 +90,9 @@ struct DemoCommand: AsyncParsableCommand {
         let signals = TerminationSignals(logger: logger)
         let gateway: Gateway
         do {
-            gateway = try GatewayAssembly.demo(config: settings, options: .init(ridePath: ridePath, speed: speed),
+            gateway = try GatewayAssembly.demo(config: settings, options: .init(ridePath: ridePath, speed: speed, progress: { line in
+                                                   try? FileDescriptor(rawValue: 1).writeAll(Array((line + "\n").utf8))
+                                               }),
                                                version: RidegateVersion.current, logger: logger)
         } catch {
             logger.critical("cannot start the demo", [("error", error.description)])
@@ -98,7 +100,7 @@ struct DemoCommand: AsyncParsableCommand {
         }
         logger.info("demo started", [("mqtt.broker", broker.description), ("device_id", GatewayAssembly.deviceID(settings))])
         _ = await gateway.run(signals: signals.signals)
-        Self.printSummary(stateDirectory: settings.stateDirectory)
+        Self.printSummary(stateDirectory: settings.stateDirectory, units: settings.displayUnits)
     }
 }
 
@@ -117,23 +119,20 @@ enum DemoRideLocator {
 
 extension DemoCommand {
     /// The ride the demo recorded, in a line a person reads, and how to get its file.
-    static func printSummary(stateDirectory: String) {
+    static func printSummary(stateDirectory: String, units: DisplayUnits) {
         guard let store = try? SQLiteRideStore(path: GatewayAssembly.rideLogPath(stateDirectory)),
               let ride = try? store.rides().last else { return }
-        let km = ride.distanceMeters / 1000
-        let moving = Int(ride.movingSeconds)
-        let speed = ride.movingSeconds > 0 ? ride.distanceMeters / ride.movingSeconds * 3.6 : 0
-        var parts = ["\(JSONObjectWriter.number(km, decimals: 2)) km in \(moving / 3600):\(two(moving / 60 % 60)):\(two(moving % 60)) moving "
-            + "(\(JSONObjectWriter.number(speed, decimals: 1)) km/h)"]
+        let speed = ride.movingSeconds > 0 ? ride.distanceMeters / ride.movingSeconds : 0
+        var parts = ["\(units.distance(metres: ride.distanceMeters)) in \(DisplayUnits.duration(seconds: ride.movingSeconds)) moving "
+            + "(\(units.speed(metresPerSecond: speed)))"]
         if let average = ride.averageHeartRate, let maximum = ride.maximumHeartRate {
             parts.append("heart rate \(Int(average.rounded())) avg, \(maximum) max")
         }
         if let gain = ride.elevationGainMeters, let loss = ride.elevationLossMeters {
-            parts.append("+\(Int(gain.rounded())) m / −\(Int(loss.rounded())) m")
+            parts.append("+\(units.height(metres: gain)) / −\(units.height(metres: loss))")
         }
         print("ride: \(ride.name): " + parts.joined(separator: ", "))
         print("ride file: ridegate rides export latest --format fit --state-directory \(stateDirectory) -o ride.fit")
     }
 
-    private static func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
 }

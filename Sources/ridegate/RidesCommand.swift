@@ -19,6 +19,11 @@ struct RidesCommand: ParsableCommand {
         /// Where state_directory comes from when --state-directory is not given.
         @OptionGroup var configFile: ConfigFileOption
 
+        /// The config's units when it can be read (the table is for a person), else metric.
+        var displayUnits: DisplayUnits {
+            ((try? TOMLConfigLoader.load(path: configFile.config)) ?? GatewayConfig()).displayUnits
+        }
+
         func open() throws -> SQLiteRideStore {
             var directory = stateDirectory
             if directory == nil {
@@ -84,11 +89,11 @@ struct RidesCommand: ParsableCommand {
                 print("no rides recorded yet")
                 return
             }
+            let units = location.displayUnits
             print("id  start                     distance   moving    elapsed   points  exported  name")
             for ride in rides {
                 let id = String(ride.id).padded(to: 3)
-                let distance = (String(Int(ride.distanceMeters / 100) / 10) + "." + String(Int(ride.distanceMeters / 100) % 10) + " km")
-                    .padded(to: 10)
+                let distance = units.distance(metres: ride.distanceMeters).padded(to: 10)
                 print("\(id) \(ride.start.iso8601)  \(distance) \(Self.duration(ride.movingSeconds))  \(Self.duration(ride.elapsedSeconds))  "
                       + String(ride.points).padded(to: 7) + " "
                       + (ride.exported.isEmpty ? "-" : ride.exported.joined(separator: ",")).padded(to: 9) + " " + ride.name)

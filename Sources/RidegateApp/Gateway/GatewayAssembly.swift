@@ -7,10 +7,13 @@ public enum GatewayAssembly {
     public struct DemoOptions: Sendable {
         public var ridePath: String
         public var speed: Double
+        /// Where the live line goes (stdout), or nil for none.
+        public var progress: (@Sendable (String) -> Void)?
 
-        public init(ridePath: String, speed: Double) {
+        public init(ridePath: String, speed: Double, progress: (@Sendable (String) -> Void)? = nil) {
             self.ridePath = ridePath
             self.speed = speed
+            self.progress = progress
         }
     }
 
@@ -103,7 +106,8 @@ public enum GatewayAssembly {
         let health = HealthFields()
         let loop = try eventLoop()
         let outputs = try makeSinks(config: config, deviceID: deviceID(config), store: readings, health: health, loop: loop, logger: logger)
-        let sinks = rideLog(config, version: version, outputs: outputs, health: health, logger: logger) + outputs + [store]
+        var sinks = rideLog(config, version: version, outputs: outputs, health: health, logger: logger) + outputs + [store]
+        if let progress = options.progress { sinks.append(DemoProgressSink(units: config.displayUnits, write: progress)) }
         let core = makeCore(config, sequences: readings.sequences(), version: version, removeDiscoveryAtStop: true)
         return Gateway(sources: sources, sinks: sinks, core: core, clock: clock,
                        logger: logger.labeled("gateway"), stopWhenSourcesEnd: true, companions: [{

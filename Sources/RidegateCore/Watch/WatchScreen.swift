@@ -96,6 +96,24 @@ public struct WatchScreen: Sendable {
         return lines
     }
 
+    /// One line for a ride in progress (the demo prints it every few seconds): moving time, distance,
+    /// speed, heart rate and zone, power.
+    public func compactLine(_ state: WatchState) -> String {
+        var parts: [String] = []
+        if let ride = state["ride"] {
+            parts.append(DisplayUnits.duration(seconds: ride["moving_s"]?.double ?? 0))
+            parts.append(units.distance(metres: ride["distance_m"]?.double ?? 0))
+        }
+        if let speed = state["gps"]?["speed_mps"]?.double { parts.append(units.speed(metresPerSecond: speed)) }
+        if let bpm = state["heart_rate"]?["bpm"]?.int {
+            parts.append("\(bpm) bpm" + (state["heart_rate"]?["zone"]?.int.map { " zone \($0)" } ?? ""))
+        }
+        for sensor in state.sensorTopics where sensor.hasPrefix("sensor/") {
+            if let watts = state[sensor + "/power"]?["power_3s_w"]?.int { parts.append("\(watts) W") }
+        }
+        return parts.isEmpty ? "waiting for the first fix" : parts.joined(separator: " · ")
+    }
+
     private func sunLine(_ sun: JSONValue, now: Timestamp?) -> String {
         guard let sunset = sun["sunset"]?.string.flatMap(Timestamp.init(iso8601:)) else {
             return sun["status"]?.string.map { "no sunset today (\($0.replacingUnderscores))" } ?? "-"

@@ -27,6 +27,11 @@ import Testing
         #expect(demoOutput.contains { $0.hasPrefix("ride: Morning ride 2026-06-21 near 40.01° N 105.27° W: ") && $0.contains(" km in ") && $0.contains("heart rate") },
                 "\(demoOutput.suffix(3))")
         #expect(demoOutput.contains { $0 == "ride file: ridegate rides export latest --format fit --state-directory \(state) -o ride.fit" })
+        // While it rides: a live line every few seconds, the ride growing in it.
+        let live = demoOutput.filter { $0.hasPrefix("riding: ") }
+        #expect(live.count >= 2, "\(demoOutput.prefix(5))")
+        #expect(live.last.map { $0.range(of: #"^riding: \d:\d\d:\d\d · \d+(\.\d+)? km · \d+\.\d km/h · \d+ bpm zone \d"#, options: .regularExpression) != nil } == true,
+                "\(live.suffix(2))")
 
         let (listed, lines) = try await run(["rides", "list", "--state-directory", state, "--json"])
         #expect(listed == 0)
