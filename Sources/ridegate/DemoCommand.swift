@@ -18,13 +18,7 @@ struct DemoCommand: AsyncParsableCommand {
             """)
 
     @Option(help: ArgumentHelp("The MQTT broker, as host:port or host (default: localhost:1883).", valueName: "host:port"),
-            transform: { text in
-                do throws(BrokerAddress.ParseError) {
-                    return try BrokerAddress(parsing: text)
-                } catch {
-                    throw ValidationError(error.description)
-                }
-            })
+            transform: brokerArgument)
     var broker: BrokerAddress = BrokerAddress(host: "localhost", port: 1883)
 
     @Option(help: ArgumentHelp("Play the ride this many times faster than real time (0.1 to 100).", valueName: "factor"))
@@ -59,14 +53,7 @@ struct DemoCommand: AsyncParsableCommand {
 
     func run() async throws {
         var settings = GatewayConfig()
-        if let path = config {
-            do {
-                settings = try TOMLConfigLoader.load(path: path)
-            } catch {
-                writeError(error.description)
-                throw ExitCode(ExitStatus.config)
-            }
-        }
+        if let path = config { settings = try ConfigFileOption.load(path: path) }
         if let stateDirectory {
             settings.stateDirectory = stateDirectory
         } else if config == nil {

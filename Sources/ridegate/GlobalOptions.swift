@@ -12,12 +12,26 @@ struct ConfigFileOption: ParsableArguments {
 
     /// The validated configuration; a mistake is printed (file:line: key: what to do) and exits 78.
     func load() throws -> GatewayConfig {
+        try Self.load(path: config)
+    }
+
+    /// The same for a file named another way (`demo --config`, `watch --config`).
+    static func load(path: String) throws -> GatewayConfig {
         do {
-            return try TOMLConfigLoader.load(path: config)
+            return try TOMLConfigLoader.load(path: path)
         } catch {
             writeError(error.description)
             throw ExitCode(ExitStatus.config)
         }
+    }
+}
+
+/// `--broker host:port`, parsed the one way (the demo's and watch's): errors say what is wrong.
+func brokerArgument(_ text: String) throws -> BrokerAddress {
+    do throws(BrokerAddress.ParseError) {
+        return try BrokerAddress(parsing: text)
+    } catch {
+        throw ValidationError(error.description)
     }
 }
 

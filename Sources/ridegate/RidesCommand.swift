@@ -19,9 +19,16 @@ struct RidesCommand: ParsableCommand {
         /// Where state_directory comes from when --state-directory is not given.
         @OptionGroup var configFile: ConfigFileOption
 
-        /// The config's units when it can be read (the table is for a person), else metric.
+        /// The config's units when it can be read, else metric: the rides may come from --state-directory with
+        /// no config at all, and a broken config is `run --check-config`'s to report, not the table's.
         var displayUnits: DisplayUnits {
-            ((try? TOMLConfigLoader.load(path: configFile.config)) ?? GatewayConfig()).displayUnits
+            let config: GatewayConfig
+            do {
+                config = try TOMLConfigLoader.load(path: configFile.config)
+            } catch {
+                config = GatewayConfig()
+            }
+            return config.displayUnits
         }
 
         func open() throws -> SQLiteRideStore {

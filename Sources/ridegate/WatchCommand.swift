@@ -20,13 +20,7 @@ struct WatchCommand: AsyncParsableCommand {
     var config: String?
 
     @Option(help: ArgumentHelp("The MQTT broker, as host:port or host (default: the configuration's).", valueName: "host:port"),
-            transform: { text in
-                do throws(BrokerAddress.ParseError) {
-                    return try BrokerAddress(parsing: text)
-                } catch {
-                    throw ValidationError(error.description)
-                }
-            })
+            transform: brokerArgument)
     var broker: BrokerAddress?
 
     @Option(help: ArgumentHelp("The gateway's device id (default: the configuration's device_id, else this host's name; the demo's is '<host>-demo').", valueName: "id"))
@@ -44,14 +38,7 @@ struct WatchCommand: AsyncParsableCommand {
     func run() async throws {
         var settings = GatewayConfig()
         let path = config ?? (TextFile.unreadable(ConfigFileOption.defaultPath) == nil ? ConfigFileOption.defaultPath : nil)
-        if let path {
-            do {
-                settings = try TOMLConfigLoader.load(path: path)
-            } catch {
-                writeError(error.description)
-                throw ExitCode(ExitStatus.config)
-            }
-        }
+        if let path { settings = try ConfigFileOption.load(path: path) }
         if let broker {
             settings.mqtt.host = broker.host
             settings.mqtt.port = broker.port
