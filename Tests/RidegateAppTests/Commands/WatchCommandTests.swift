@@ -5,14 +5,25 @@ import Testing
 /// `ridegate watch` in a real terminal (tmux), following the demo through a real mosquitto: the view fills
 /// in, redraws in place, follows the units of the config, and says when the gateway goes offline.
 @Suite(.serialized) struct WatchCommandTests {
+    /// Runs tmux; its output only for `capture-pane`. The first `new-session` forks tmux's server, which keeps
+    /// the descriptors it was given for its whole life: a pipe there would never reach end of file.
+    @discardableResult
     static func tmux(_ arguments: [String]) throws -> String {
         let tmux = try Executables.find("tmux", hint: "apt-get install tmux")
         let process = Process()
         process.executableURL = tmux
-        process.arguments = arguments
+        // A server of this test run's own (-L), never the user's tmux.
+        process.arguments = ["-L", "ridegate-test-\(getpid())"] + arguments
+        process.standardInput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard arguments.first == "capture-pane" else {
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            return ""
+        }
         let out = Pipe()
         process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
         try process.run()
         let data = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
@@ -40,7 +51,7 @@ import Testing
         let demo = try ChildProcess(RidegateAppTestsPaths.executable,
                                     ["demo", "--broker", "127.0.0.1:\(broker.port)", "--device-id", "w", "--speed", "10"], captureOutput: true)
         let session = "rgwatch\(getpid())"
-        _ = try Self.tmux(["new-session", "-d", "-s", session, "-x", "110", "-y", "30",
+        try Self.tmux(["new-session", "-d", "-s", session, "-x", "110", "-y", "30",
                            "\(RidegateAppTestsPaths.executable) watch --config \(dir)/c.toml --device-id w"])
         defer { _ = try? Self.tmux(["kill-session", "-t", session]) }
 
