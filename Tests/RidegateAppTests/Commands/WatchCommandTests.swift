@@ -5,29 +5,22 @@ import Testing
 /// `ridegate watch` in a real terminal (tmux), following the demo through a real mosquitto: the view fills
 /// in, redraws in place, follows the units of the config, and says when the gateway goes offline.
 @Suite(.serialized) struct WatchCommandTests {
-    /// Runs tmux; its output only for `capture-pane`. The first `new-session` forks tmux's server, which keeps
-    /// the descriptors it was given for its whole life: a pipe there would never reach end of file.
+    /// Runs tmux on a server of this test run's own (-L), never the user's, through sh with every descriptor
+    /// on /dev/null but for `capture-pane`'s output: the first `new-session` forks the server, which keeps the
+    /// descriptors it was given for its whole life (a pipe there would never reach end of file).
     @discardableResult
-    static func tmux(_ arguments: [String]) throws -> String {
-        let tmux = try Executables.find("tmux", hint: "apt-get install tmux")
-        let process = Process()
-        process.executableURL = tmux
-        // A server of this test run's own (-L), never the user's tmux.
-        process.arguments = ["-L", "ridegate-test-\(getpid())"] + arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard arguments.first == "capture-pane" else {
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
-            return ""
+    static func tmux(_ arguments: [String]) async throws -> String {
+        let tmux = try Executables.find("tmux", hint: "apt-get install tmux").path
+        let socket = "ridegate-test-\(getpid())"
+        if arguments.first == "capture-pane" {
+            let capture = try ChildProcess(tmux, ["-L", socket] + arguments, captureOutput: true)
+            _ = await capture.waitForExit(timeout: 10)
+            return await capture.waitForAllOutput(timeout: 5).joined(separator: "\n")
         }
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        let quoted = ([tmux, "-L", socket] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+        let shell = try ChildProcess("/bin/sh", ["-c", quoted + " </dev/null >/dev/null 2>&1"])
+        _ = await shell.waitForExit(timeout: 10)
+        return ""
     }
 
     /// The pane's text, polled until `condition` holds or `timeout` passes (tmux has no event to wait on).
@@ -35,7 +28,7 @@ import Testing
         let deadline = Date().addingTimeInterval(timeout)
         var text = ""
         while Date() < deadline {
-            text = try tmux(["capture-pane", "-p", "-t", session])
+            text = try await tmux(["capture-pane", "-p", "-t", session])
             if condition(text) { return text }
             try await Task.sleep(nanoseconds: 200_000_000)
         }
@@ -51,9 +44,8 @@ import Testing
         let demo = try ChildProcess(RidegateAppTestsPaths.executable,
                                     ["demo", "--broker", "127.0.0.1:\(broker.port)", "--device-id", "w", "--speed", "10"], captureOutput: true)
         let session = "rgwatch\(getpid())"
-        try Self.tmux(["new-session", "-d", "-s", session, "-x", "110", "-y", "30",
+        try await Self.tmux(["new-session", "-d", "-s", session, "-x", "110", "-y", "30",
                            "\(RidegateAppTestsPaths.executable) watch --config \(dir)/c.toml --device-id w"])
-        defer { _ = try? Self.tmux(["kill-session", "-t", session]) }
 
         let filled = try await Self.pane(session, timeout: TestTime.seconds(30)) { text in
             text.contains("bpm") && text.contains("mph") && text.contains("mi ·") && text.contains("demo-strap connected")
@@ -76,6 +68,7 @@ import Testing
         _ = await demo.waitForExit(timeout: TestTime.seconds(10))
         let offline = try await Self.pane(session, timeout: TestTime.seconds(15)) { $0.contains("Gateway    offline") }
         #expect(offline.contains("Gateway    offline"), "\(offline)")
+        try await Self.tmux(["kill-server"])
     }
 
     @Test("--once without a broker: says so and exits 69 within about 10 s")
