@@ -203,10 +203,19 @@ public final class MosquittoClient: @unchecked Sendable {
     private func readable() {
         guard case .open = connection.phase else { return }
         connection.lastRead = SystemClock.monotonicSeconds()
-        // Reads until the socket would block; a failure closes the connection and calls `connectionEnded`.
-        _ = mosquitto_loop_read(handle, 1)
+        // Reads until the socket would block; a failure closes the connection (see `noticeClosed`).
+        let rc = mosquitto_loop_read(handle, 1)
         retireAcknowledged()
+        noticeClosed(rc)
         flush()
+    }
+
+    /// libmosquitto closed the socket (a read, write or keepalive step failed). Usually it says so through the
+    /// disconnect callback; a TLS handshake it gives up on (bookworm's 2.0.11, a refused certificate) calls
+    /// none, so the socket itself is the witness: without this the client would wait on a closed socket forever.
+    private func noticeClosed(_ rc: Int32) {
+        guard case .open = connection.phase, mosquitto_socket(handle) < 0 else { return }
+        connectionEnded(rc == MOSQ_ERR_SUCCESS.rawValue ? MOSQ_ERR_CONN_LOST.rawValue : rc)
     }
 
     /// Writes what libmosquitto has queued; what the socket cannot take yet waits for EPOLLOUT.
@@ -214,7 +223,7 @@ public final class MosquittoClient: @unchecked Sendable {
         guard case .open(let socket) = connection.phase else { return }
         if mosquitto_want_write(handle) {
             connection.lastWritten = SystemClock.monotonicSeconds()
-            _ = mosquitto_loop_write(handle, 1)
+            noticeClosed(mosquitto_loop_write(handle, 1))
         }
         // The write may have failed and ended the connection.
         guard case .open = connection.phase else { return }
@@ -235,7 +244,7 @@ public final class MosquittoClient: @unchecked Sendable {
                 if due <= now { due = self.connection.lastWritten + keepalive }
                 do { try await Task.sleep(nanoseconds: UInt64(max(1, due - now) * 1e9)) } catch { return }
                 guard case .open = self.connection.phase else { return }
-                _ = mosquitto_loop_misc(self.handle)
+                self.noticeClosed(mosquitto_loop_misc(self.handle))
                 // misc pinged (the keepalive was due) or found the broker silent too long and closed.
                 self.connection.lastWritten = SystemClock.monotonicSeconds()
                 self.flush()
@@ -552,12 +561,13 @@ public final class MosquittoClient: @unchecked Sendable {
         continueReplay()
     }
 
-    /// libmosquitto's error lines: kept for the next failure report, and, while not connected, a failed
-    /// attempt of their own (a TLS handshake refused calls no other callback).
+    /// libmosquitto's error lines, kept for the next failure report (every attempt reports its own failure:
+    /// the blocking connect's result, or the end of a connection that never came up). A refused certificate
+    /// is the line that explains a failed handshake; OpenSSL's later lines of the same attempt do not replace it.
     private func didLogError(_ text: String) {
-        transportError.withLock { $0 = text }
-        guard !isConnected, text.contains("SSL") || text.contains("TLS") else { return }
-        reportFailure(failureReason(MOSQ_ERR_TLS.rawValue))
+        transportError.withLock { last in
+            if last?.contains("certificate verify failed") != true || text.contains("certificate verify failed") { last = text }
+        }
     }
 
     /// Why the last connection attempt failed, in words (nil while connected or before any attempt).
