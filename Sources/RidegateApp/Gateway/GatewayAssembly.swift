@@ -51,11 +51,14 @@ public enum GatewayAssembly {
         // systemd hears "stopping" first and the rest of the orderly stop after it.
         let health = HealthFields()
         let loop = try eventLoop()
+        // Read before the MQTT client starts: from then on the spool is the client's, on the loop's thread only
+        // (SQLite's connection is not shared between threads; reading it here during the first connect crashed).
+        let core = makeCore(config, sequences: readings.sequences(), version: version)
         let outputs = try makeSinks(config: config, deviceID: deviceID(config), store: readings, health: health, loop: loop, logger: logger)
         // The ride log stops before MQTT: its last word (`rides/last`) goes out through the connection.
         let sinks = [ServiceManagerSink(notifier: notifier)] + rideLog(config, version: version, outputs: outputs, health: health, logger: logger)
             + outputs + [store]
-        return Gateway(sources: sources, sinks: sinks, core: makeCore(config, sequences: readings.sequences(), version: version), clock: clock,
+        return Gateway(sources: sources, sinks: sinks, core: core, clock: clock,
                        logger: logger.labeled("gateway"), loop: loop)
     }
 
@@ -105,10 +108,11 @@ public enum GatewayAssembly {
         let readings = openSpool(config, logger: logger)
         let health = HealthFields()
         let loop = try eventLoop()
+        // Before the MQTT client starts (see `daemon`).
+        let core = makeCore(config, sequences: readings.sequences(), version: version, removeDiscoveryAtStop: true)
         let outputs = try makeSinks(config: config, deviceID: deviceID(config), store: readings, health: health, loop: loop, logger: logger)
         var sinks = rideLog(config, version: version, outputs: outputs, health: health, logger: logger) + outputs + [store]
         if let progress = options.progress { sinks.append(DemoProgressSink(units: config.displayUnits, write: progress)) }
-        let core = makeCore(config, sequences: readings.sequences(), version: version, removeDiscoveryAtStop: true)
         return Gateway(sources: sources, sinks: sinks, core: core, clock: clock,
                        logger: logger.labeled("gateway"), stopWhenSourcesEnd: true, companions: [{
                            await replayer.play(into: pty)
