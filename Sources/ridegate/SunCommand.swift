@@ -1,5 +1,6 @@
 import ArgumentParser
 import Glibc
+import RidegateApp
 import RidegateCore
 import RidegateLinux
 
@@ -55,12 +56,14 @@ struct SunCommand: ParsableCommand {
             print(w.finish())
             return
         }
+        // 12- or 24-hour as the locale reads (LC_ALL, LC_TIME, LANG); `sun` takes no config.
+        let clock = GatewayConfig().displayUnits.clock
         // The zone in force on that day (MDT in June, MST in January), not today's.
         let zone = LocalTime.zoneName(at: result.solarNoon ?? SunCalculator.windowStart(date: day, longitude: lon) + 43_200)
         print("Sun at \(Self.coordinate(lat, "N", "S")), \(Self.coordinate(lon, "E", "W")) on \(day) (times in \(zone))")
         print("")
         func line(_ label: String, _ t: Timestamp?, missing: String) {
-            print(label.padded(to: 16) + (t.map(LocalTime.format) ?? missing))
+            print(label.padded(to: 16) + (t.map { LocalTime.format($0, clock: clock) } ?? missing))
         }
         let noSun = result.sun.status == .polarDay ? "— (polar day: the sun stays up)" : "— (polar night: the sun stays down)"
         let noTwilight = result.civil.status == .polarDay ? "— (it never gets darker than civil twilight)" : "— (it stays darker than civil twilight)"

@@ -69,7 +69,7 @@ public final class MosquittoClient: @unchecked Sendable {
     private nonisolated(unsafe) let connection: Connection
 
     /// Most readings in flight at once while replaying.
-    public var replayWindow: Int { connection.delivery.replayWindow }
+    public let replayWindow: Int
 
     private static let libraryReady: Bool = { mosquitto_lib_init() == MOSQ_ERR_SUCCESS.rawValue }()
 
@@ -96,6 +96,7 @@ public final class MosquittoClient: @unchecked Sendable {
         self.logger = logger
         self.store = store
         self.healthFields = healthFields
+        self.replayWindow = replayWindow
         connection = Connection(delivery: DeliveryState(replayWindow: replayWindow),
                                 backoff: ReconnectBackoff(initial: Double(settings.reconnectMinSeconds),
                                                           maximum: Double(settings.reconnectMaxSeconds)))
@@ -108,7 +109,7 @@ public final class MosquittoClient: @unchecked Sendable {
         let offline = Array("offline".utf8)
         if let status = settings.statusTopic { try check(mosquitto_will_set(mosq, status, Int32(offline.count), offline, 1, true), "will") }
         // libmosquitto's own window (for every QoS 1/2 message, retained state too) stays above the replay's.
-        try check(mosquitto_max_inflight_messages_set(mosq, UInt32(connection.delivery.replayWindow + 20)), "in-flight window")
+        try check(mosquitto_max_inflight_messages_set(mosq, UInt32(replayWindow + 20)), "in-flight window")
         mosquitto_log_callback_set(mosq) { _, context, level, text in
             guard let context, let text, level & Int32(MOSQ_LOG_ERR) != 0 else { return }
             Unmanaged<MosquittoClient>.fromOpaque(context).takeUnretainedValue().didLogError(String(cString: text))

@@ -133,6 +133,13 @@ import Testing
             #expect(lines.first?.hasSuffix("(times in \(zone))") == true, "\(lines.prefix(3))")
             #expect(lines.contains { $0.hasPrefix("sunrise") && $0.hasSuffix(zone) })
         }
+        // The 12-hour clock where the locale reads one.
+        let us = try ChildProcess(RidegateAppTestsPaths.executable, ["sun", "--lat", "40", "--lon", "-105", "--date", "2026-06-21"],
+                                  captureOutput: true, environment: ["TZ": "America/Denver", "LC_TIME": "en_US.UTF-8", "PATH": "/usr/bin:/bin"])
+        #expect(await us.waitForExit(timeout: 10).flatMap(ChildProcess.exitCode) == 0)
+        let lines = await us.waitForAllOutput(timeout: 5)
+        #expect(lines.contains { $0.range(of: #"^sunrise +2026-06-21 [1-9]:\d\d:\d\d AM MDT$"#, options: .regularExpression) != nil }, "\(lines)")
+        #expect(lines.contains { $0.range(of: #"^sunset +2026-06-21 [1-9]:\d\d:\d\d PM MDT$"#, options: .regularExpression) != nil }, "\(lines)")
     }
 
     @Test("sun --json keeps the contract: statuses always, events only when they occur")
