@@ -3,21 +3,13 @@ import Glibc
 import RidegateCore
 
 /// Why a connection attempt failed, in words a person can act on (a refused certificate names the CA file and
-/// the host name to check), said once per reason and then once a minute with the count.
+/// the host name to check), said once per reason and then once a minute with the count (`RepeatedFailures`).
 extension MosquittoClient {
-    /// Says why attempts fail: at once when the reason changes, then once a minute with the count, so a
+    /// Says why attempts fail: at once for a reason not said before, then once a minute with the count, so a
     /// broker that stays away does not fill the journal.
     func reportFailure(_ reason: String) {
         let now = SystemClock.monotonicSeconds()
-        let (say, attempts) = failures.withLock { f -> (Bool, Int) in
-            f.attempts += 1
-            let say = f.reason != reason || now - f.loggedAt >= 60
-            if say {
-                f.reason = reason
-                f.loggedAt = now
-            }
-            return (say, f.attempts)
-        }
+        let (say, attempts) = failures.withLock { f in (f.failed(reason, at: now), f.attempts) }
         guard say else { return }
         logger.warning("cannot connect to the broker; retrying with backoff", [
             ("mqtt.broker", "\(settings.host):\(settings.port)"), ("mqtt.reason", reason), ("mqtt.attempts", String(attempts)),

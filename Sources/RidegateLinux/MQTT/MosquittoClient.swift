@@ -33,8 +33,8 @@ public final class MosquittoClient: @unchecked Sendable {
     private let stopping = Locked(false)
     /// libmosquitto's last error line (OpenSSL's reasons arrive only there), for the next failure report.
     let transportError = Locked<String?>(nil)
-    /// The last failure said, how many attempts failed since, and when it was last logged.
-    let failures = Locked<(reason: String?, attempts: Int, loggedAt: Double)>((nil, 0, 0))
+    /// Failed attempts since the last connection: their reasons, which were said, and when.
+    let failures = Locked(RepeatedFailures(interval: 60))
 
     private enum Phase {
         /// Not started, or stopped.
@@ -486,7 +486,7 @@ public final class MosquittoClient: @unchecked Sendable {
             return
         }
         connectedFlag.withLock { $0 = true }
-        failures.withLock { $0 = (nil, 0, 0) }
+        failures.withLock { $0.succeeded() }
         transportError.withLock { $0 = nil }
         connection.backoff.reset()
         let online = Array("online".utf8)
@@ -572,5 +572,5 @@ public final class MosquittoClient: @unchecked Sendable {
     }
 
     /// Why the last connection attempt failed, in words (nil while connected or before any attempt).
-    public var lastFailure: String? { failures.withLock { $0.reason } }
+    public var lastFailure: String? { failures.withLock { $0.lastReason } }
 }
