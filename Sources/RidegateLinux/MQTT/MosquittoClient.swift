@@ -58,7 +58,7 @@ public final class MosquittoClient: @unchecked Sendable {
         var offlineMessage: Int32?
         var offlineAcknowledged: CheckedContinuation<Bool, Never>?
         var connectionWaiters: [CheckedContinuation<Void, Never>] = []
-        /// Stored readings acknowledged during the current read, removed together after it.
+        /// Stored readings acknowledged and not yet removed from the spool (see `retireAcknowledged`).
         var acknowledged: [Int64] = []
         init(delivery: DeliveryState, backoff: ReconnectBackoff) {
             self.delivery = delivery
@@ -104,16 +104,21 @@ public final class MosquittoClient: @unchecked Sendable {
         try configure(mosq)
     }
 
+    /// libmosquitto formats a line (a malloc and a vsnprintf under a mutex) for every packet while a log
+    /// callback is set, and only a connection attempt's errors are wanted (OpenSSL's reasons arrive only
+    /// there): it is set for attempts and cleared once connected.
+    private static let logErrors: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?) -> Void = { _, context, level, text in
+        guard let context, let text, level & Int32(MOSQ_LOG_ERR) != 0 else { return }
+        Unmanaged<MosquittoClient>.fromOpaque(context).takeUnretainedValue().didLogError(String(cString: text))
+    }
+
     private func configure(_ mosq: OpaquePointer) throws(MQTTError) {
         try settings.apply(to: mosq)
         let offline = Array("offline".utf8)
         if let status = settings.statusTopic { try check(mosquitto_will_set(mosq, status, Int32(offline.count), offline, 1, true), "will") }
         // libmosquitto's own window (for every QoS 1/2 message, retained state too) stays above the replay's.
         try check(mosquitto_max_inflight_messages_set(mosq, UInt32(replayWindow + 20)), "in-flight window")
-        mosquitto_log_callback_set(mosq) { _, context, level, text in
-            guard let context, let text, level & Int32(MOSQ_LOG_ERR) != 0 else { return }
-            Unmanaged<MosquittoClient>.fromOpaque(context).takeUnretainedValue().didLogError(String(cString: text))
-        }
+        mosquitto_log_callback_set(mosq, Self.logErrors)
         mosquitto_connect_callback_set(mosq) { _, context, rc in
             guard let context else { return }
             Unmanaged<MosquittoClient>.fromOpaque(context).takeUnretainedValue().didConnect(rc)
@@ -162,6 +167,7 @@ public final class MosquittoClient: @unchecked Sendable {
             if stopping.withLock({ $0 }) {
                 rc = MOSQ_ERR_NO_CONN.rawValue
             } else {
+                mosquitto_log_callback_set(handle, Self.logErrors)
                 rc = mosquitto_connect(handle, settings.host, Int32(settings.port), Int32(settings.keepaliveSeconds))
             }
             // errno and the log line explain a failure: read them here, where it happened.
@@ -245,6 +251,7 @@ public final class MosquittoClient: @unchecked Sendable {
                 if due <= now { due = self.connection.lastWritten + keepalive }
                 do { try await Task.sleep(nanoseconds: UInt64(max(1, due - now) * 1e9)) } catch { return }
                 guard case .open = self.connection.phase else { return }
+                self.retirePending()
                 self.noticeClosed(mosquitto_loop_misc(self.handle))
                 // misc pinged (the keepalive was due) or found the broker silent too long and closed.
                 self.connection.lastWritten = SystemClock.monotonicSeconds()
@@ -295,7 +302,9 @@ public final class MosquittoClient: @unchecked Sendable {
         let readings = batch.filter(Self.isStored)
         var ids: [Int64] = []
         do {
-            ids = try store.append(readings.map { NewReading(topic: $0.topic, payload: $0.payload, qos: $0.qos, sequence: $0.sequence) })
+            ids = try store.append(readings.map { NewReading(topic: $0.topic, payload: $0.payload, qos: $0.qos, sequence: $0.sequence) },
+                                   removing: connection.acknowledged)
+            connection.acknowledged.removeAll(keepingCapacity: true)
         } catch {
             logger.error("cannot store readings; sending them without a safety net", [("error", "\(error)"), ("mqtt.readings", String(readings.count))])
         }
@@ -344,7 +353,8 @@ public final class MosquittoClient: @unchecked Sendable {
     /// The gateway's `health`, completed with what only the connection knows.
     private func completedHealth(_ health: Publication) -> Publication {
         guard var json = JSONObjectWriter(extending: health.payload) else { return health }
-        json.add("spool_depth", Int(store.depth()))
+        // Acknowledged readings waiting to leave with the next ones are delivered: not counted.
+        json.add("spool_depth", max(0, Int(store.depth()) - connection.acknowledged.count))
         json.add("spool_dropped", Int(store.dropped))
         json.add("spool_mode", store.mode)
         json.add("spool_recoveries", store.recoveries)
@@ -360,6 +370,7 @@ public final class MosquittoClient: @unchecked Sendable {
     public func backlog() async -> (depth: Int64, dropped: Int64, connects: Int, replayed: Int) {
         await withCheckedContinuation { continuation in
             loop.execute { [self] in
+                retirePending()
                 continuation.resume(returning: (store.depth(), store.dropped, connection.delivery.connects, connection.delivery.replayedCount))
             }
         }
@@ -442,6 +453,7 @@ public final class MosquittoClient: @unchecked Sendable {
                 }
                 connection.phase = .idle
                 connectedFlag.withLock { $0 = false }
+                retirePending()
                 connection.delivery.disconnected()
                 resumeOffline(false)
                 done.resume(returning: store.depth())
@@ -486,6 +498,7 @@ public final class MosquittoClient: @unchecked Sendable {
             return
         }
         connectedFlag.withLock { $0 = true }
+        mosquitto_log_callback_set(handle, nil)
         failures.withLock { $0.succeeded() }
         transportError.withLock { $0 = nil }
         connection.backoff.reset()
@@ -519,6 +532,8 @@ public final class MosquittoClient: @unchecked Sendable {
         loop.unwatch(socket)
         connection.keepalive?.cancel()
         connection.keepalive = nil
+        // The next connection's replay starts from the spool: what this one delivered must not be in it.
+        retirePending()
         let wasConnected = connectedFlag.withLock { was in
             defer { was = false }
             return was
@@ -548,8 +563,19 @@ public final class MosquittoClient: @unchecked Sendable {
         if let id = connection.delivery.acknowledged(messageID: mid) { connection.acknowledged.append(id) }
     }
 
-    /// Forgets what this turn's acknowledgements retired and lets the replay go on.
+    /// After a read: while live readings flow, what the acknowledgements retired leaves the spool with the
+    /// next turn's readings, in their transaction (one journal commit per reading instead of two); a replay
+    /// retires at once and goes on.
     private func retireAcknowledged() {
+        guard !connection.acknowledged.isEmpty, !connection.delivery.sendsNewReadingsAtOnce else { return }
+        retirePending()
+        continueReplay()
+    }
+
+    /// Removes the acknowledged readings still in the spool: when no reading came to take them along (the
+    /// keepalive's wake), before the spool's depth is read or a replay starts from it, at shutdown. So an
+    /// acknowledged reading stays stored at most until one of those; a crash meanwhile sends it again (same seq).
+    private func retirePending() {
         guard !connection.acknowledged.isEmpty else { return }
         let ids = connection.acknowledged
         connection.acknowledged.removeAll(keepingCapacity: true)
@@ -559,7 +585,6 @@ public final class MosquittoClient: @unchecked Sendable {
             // Delivered anyway: at worst they are sent again after a restart (same seq: subscribers see a duplicate).
             logger.error("cannot remove acknowledged readings from the spool", [("error", "\(error)"), ("mqtt.readings", String(ids.count))])
         }
-        continueReplay()
     }
 
     /// libmosquitto's error lines, kept for the next failure report (every attempt reports its own failure:

@@ -29,6 +29,8 @@ public protocol ReadingStore: AnyObject, Sendable {
     func append(_ readings: [NewReading]) throws(SpoolError) -> [Int64]
     /// Forgets readings the broker acknowledged (all of one turn's acknowledgements in one step).
     func remove(_ ids: [Int64]) throws(SpoolError)
+    /// Forgets `acknowledged` and stores `readings`, in one step where the store has transactions.
+    func append(_ readings: [NewReading], removing acknowledged: [Int64]) throws(SpoolError) -> [Int64]
     func pending(after afterID: Int64, limit: Int) throws(SpoolError) -> [SQLiteSpool.Entry]
     func depth() -> Int64
     /// The newest reading's id (0 when empty).
@@ -40,6 +42,13 @@ public protocol ReadingStore: AnyObject, Sendable {
     var mode: String { get }
     /// Damaged spool files moved aside during this run.
     var recoveries: Int { get }
+}
+
+extension ReadingStore {
+    public func append(_ readings: [NewReading], removing acknowledged: [Int64]) throws(SpoolError) -> [Int64] {
+        try remove(acknowledged)
+        return try append(readings)
+    }
 }
 
 extension SQLiteSpool: ReadingStore {

@@ -70,6 +70,24 @@ public final class ResilientSpool: ReadingStore, @unchecked Sendable {
         }
     }
 
+    public func append(_ readings: [NewReading], removing acknowledged: [Int64]) throws(SpoolError) -> [Int64] {
+        // The common case, the disk healthy and nothing held in memory: one transaction for both.
+        guard degradedSince == nil, memory.isEmpty, let disk else {
+            try remove(acknowledged)
+            return try append(readings)
+        }
+        do {
+            let ids = try disk.append(readings, removing: acknowledged)
+            highestID = max(highestID, ids.last ?? 0)
+            return ids
+        } catch {
+            // As `append`: the readings go to memory whole; the acknowledged ones stay on disk and may be sent
+            // again after a restart (same seq).
+            degrade(error)
+            return try append(readings)
+        }
+    }
+
     public func remove(_ ids: [Int64]) throws(SpoolError) {
         let inMemory = Set(memory.lazy.map(\.id)).intersection(ids)
         if !inMemory.isEmpty { memory.removeAll { inMemory.contains($0.id) } }

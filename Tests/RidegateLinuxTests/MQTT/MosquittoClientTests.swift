@@ -91,6 +91,38 @@ import Testing
         await c.shutdown()
     }
 
+    @Test("While readings flow, the acknowledged ones leave the spool in the next reading's transaction; when none comes, at the keepalive")
+    func acknowledgementsRideAlongWithTheNextReadings() async throws {
+        let broker = try MosquittoBroker()
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("rg-ride-along-\(UUID().uuidString).sqlite").path
+        let store = RecordingStore(try SQLiteSpool(path: path, maximumBytes: 10_000_000))
+        let settings = MQTTSettings(host: "127.0.0.1", port: broker.port, clientID: "ride-along", keepaliveSeconds: 5,
+                                    reconnectMinSeconds: 1, reconnectMaxSeconds: 1, statusTopic: "rg/t/status")
+        let c = try MosquittoClient(settings: settings, topicPrefix: "rg/t", store: store, logger: CapturingLogHandler().logger())
+        let sub = try MQTTSubscriber(port: broker.port, topic: "rg/t/#")
+        try c.start()
+        await sub.wait(timeout: 10) { $0.contains { $0.topic == "rg/t/status" && $0.payload == "online" } }
+        // One reading per turn, each sent after the last one arrived (and, a moment later, was acknowledged).
+        for i in 1...10 {
+            c.publish(Publication(topic: "n", payload: #"{"i":\#(i)}"#, sequence: i))
+            await sub.wait(timeout: 10) { $0.contains { $0.topic == "rg/t/n" && $0.json["i"] as? Int == i } }
+            try await Task.sleep(nanoseconds: 50_000_000)
+        }
+        let flowing = store.calls.withLock { $0 }
+        #expect(flowing.removes.isEmpty, "a transaction of its own per acknowledgement: \(flowing.removes)")
+        #expect(flowing.removedAlong.count >= 8, "acknowledgements carried by the next readings: \(flowing.removedAlong)")
+        // No more readings: the last acknowledgement leaves the spool file when the keepalive is due (5 s idle).
+        var rows: Int64 = -1
+        for _ in 0..<40 {
+            rows = try SQLiteSpool(path: path).checkedDepth()
+            if rows == 0 { break }
+            try await Task.sleep(nanoseconds: 250_000_000)
+        }
+        #expect(rows == 0)
+        #expect(store.calls.withLock { $0.removes.count } == 1)
+        await c.shutdown()
+    }
+
     @Test("A broker that is not there at start is connected to when it appears, with no restart")
     func firstConnectionRetries() async throws {
         let port = try FreePort.loopback()
@@ -105,4 +137,30 @@ import Testing
         #expect(c.isConnected)
         await c.shutdown()
     }
+}
+
+/// The real spool, with a record of how acknowledged readings leave it: in a transaction of their own
+/// (`remove`) or with the next readings (`append(_:removing:)`).
+final class RecordingStore: ReadingStore, @unchecked Sendable {
+    let calls = Locked<(removes: [[Int64]], removedAlong: [[Int64]])>(([], []))
+    private let spool: SQLiteSpool
+    init(_ spool: SQLiteSpool) { self.spool = spool }
+
+    func append(_ readings: [NewReading]) throws(SpoolError) -> [Int64] { try spool.append(readings) }
+    func append(_ readings: [NewReading], removing acknowledged: [Int64]) throws(SpoolError) -> [Int64] {
+        if !acknowledged.isEmpty { calls.withLock { $0.removedAlong.append(acknowledged) } }
+        return try spool.append(readings, removing: acknowledged)
+    }
+    func remove(_ ids: [Int64]) throws(SpoolError) {
+        if !ids.isEmpty { calls.withLock { $0.removes.append(ids) } }
+        try spool.remove(ids)
+    }
+    func pending(after afterID: Int64, limit: Int) throws(SpoolError) -> [SQLiteSpool.Entry] { try spool.pending(after: afterID, limit: limit) }
+    func depth() -> Int64 { spool.depth() }
+    func lastID() -> Int64 { spool.lastID() }
+    var dropped: Int64 { spool.dropped }
+    func sequences() -> [String: Int] { spool.sequences() }
+    func save(sequence value: Int, for topic: String) throws(SpoolError) { try spool.save(sequence: value, for: topic) }
+    var mode: String { spool.mode }
+    var recoveries: Int { spool.recoveries }
 }
