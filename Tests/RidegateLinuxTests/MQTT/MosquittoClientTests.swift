@@ -12,6 +12,17 @@ import Testing
         return try MosquittoClient(settings: settings, topicPrefix: prefix, logger: CapturingLogHandler().logger())
     }
 
+    /// A client on `store` (keepalive 5 s), connected, and a subscriber to everything it publishes.
+    func onlineClient(broker: MosquittoBroker, store: any ReadingStore) async throws -> (MosquittoClient, MQTTSubscriber) {
+        let settings = MQTTSettings(host: "127.0.0.1", port: broker.port, clientID: "test-\(UUID().uuidString.prefix(8))", keepaliveSeconds: 5,
+                                    reconnectMinSeconds: 1, reconnectMaxSeconds: 1, statusTopic: "rg/t/status")
+        let c = try MosquittoClient(settings: settings, topicPrefix: "rg/t", store: store, logger: CapturingLogHandler().logger())
+        let sub = try MQTTSubscriber(port: broker.port, topic: "rg/t/#")
+        try c.start()
+        await sub.wait(timeout: 10) { $0.contains { $0.topic == "rg/t/status" && $0.payload == "online" } }
+        return (c, sub)
+    }
+
     @Test("Publishes under the prefix, announces online (retained) and says offline on shutdown")
     func publishAndStatus() async throws {
         let broker = try MosquittoBroker()
@@ -70,13 +81,7 @@ import Testing
     func acknowledgedReadingsLeaveTheSpool() async throws {
         let broker = try MosquittoBroker()
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("rg-ack-\(UUID().uuidString).sqlite").path
-        let spool = try SQLiteSpool(path: path, maximumBytes: 10_000_000)
-        let settings = MQTTSettings(host: "127.0.0.1", port: broker.port, clientID: "ack-test", keepaliveSeconds: 5,
-                                    reconnectMinSeconds: 1, reconnectMaxSeconds: 1, statusTopic: "rg/t/status")
-        let c = try MosquittoClient(settings: settings, topicPrefix: "rg/t", store: spool, logger: CapturingLogHandler().logger())
-        let sub = try MQTTSubscriber(port: broker.port, topic: "rg/t/#")
-        try c.start()
-        await sub.wait(timeout: 10) { $0.contains { $0.topic == "rg/t/status" && $0.payload == "online" } }
+        let (c, sub) = try await onlineClient(broker: broker, store: try SQLiteSpool(path: path, maximumBytes: 10_000_000))
         for i in 1...20 { c.publish(Publication(topic: "n", payload: #"{"i":\#(i)}"#, sequence: i)) }
         let got = await sub.wait(timeout: 10) { $0.filter { $0.topic == "rg/t/n" }.count >= 20 }
         #expect(got.filter { $0.topic == "rg/t/n" }.compactMap { $0.json["i"] as? Int } == Array(1...20))
@@ -96,12 +101,7 @@ import Testing
         let broker = try MosquittoBroker()
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("rg-ride-along-\(UUID().uuidString).sqlite").path
         let store = RecordingStore(try SQLiteSpool(path: path, maximumBytes: 10_000_000))
-        let settings = MQTTSettings(host: "127.0.0.1", port: broker.port, clientID: "ride-along", keepaliveSeconds: 5,
-                                    reconnectMinSeconds: 1, reconnectMaxSeconds: 1, statusTopic: "rg/t/status")
-        let c = try MosquittoClient(settings: settings, topicPrefix: "rg/t", store: store, logger: CapturingLogHandler().logger())
-        let sub = try MQTTSubscriber(port: broker.port, topic: "rg/t/#")
-        try c.start()
-        await sub.wait(timeout: 10) { $0.contains { $0.topic == "rg/t/status" && $0.payload == "online" } }
+        let (c, sub) = try await onlineClient(broker: broker, store: store)
         // One reading per turn, each sent after the last one arrived (and, a moment later, was acknowledged).
         for i in 1...10 {
             c.publish(Publication(topic: "n", payload: #"{"i":\#(i)}"#, sequence: i))
