@@ -52,7 +52,12 @@ struct NMEACommand: ParsableCommand {
         let handle: (ArraySlice<UInt8>) -> Void = { line in
             lineNumber += 1
             guard let r = reporter.feed(line: line, number: lineNumber) else { return }
-            output += json ? r.json + "\n" : Self.tableRow(r)
+            if json {
+                output += r.json
+                output += "\n"
+            } else {
+                output += Self.tableRow(r)
+            }
             if output.utf8.count > 60_000 { Self.flush(&output) }
         }
         var buffer = [UInt8](repeating: 0, count: 65_536)

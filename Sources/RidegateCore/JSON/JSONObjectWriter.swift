@@ -127,14 +127,24 @@ public struct JSONObjectWriter: Sendable {
             let divisor = UInt64(scale)
             if negative { text.append("-") }
             text.append(String(magnitude / divisor))
-            if decimals > 0 {
-                var fraction = String(magnitude % divisor)
-                while fraction.count < decimals { fraction = "0" + fraction }
-                while fraction.hasSuffix("0") { fraction.removeLast() }
-                if !fraction.isEmpty {
-                    text.append(".")
-                    text.append(fraction)
+            // The fraction's trailing zeros dropped in integers, not by editing a string (the hot path of
+            // `nmea --json`): `places` digits are left, the first ones possibly zeros.
+            var fraction = magnitude % divisor
+            var places = decimals
+            while places > 0, fraction % 10 == 0 {
+                fraction /= 10
+                places -= 1
+            }
+            if places > 0 {
+                text.append(".")
+                var digits = 1
+                var rest = fraction / 10
+                while rest > 0 {
+                    digits += 1
+                    rest /= 10
                 }
+                for _ in digits..<places { text.append("0") }
+                text.append(String(fraction))
             }
         } else {
             text.append(String(value))

@@ -11,6 +11,14 @@ import Testing
         w.add("d", -0.004, decimals: 2)
         w.add("e", Double.nan, decimals: 1)
         #expect(w.finish() == #"{"a":0.3,"b":-105.2705025,"c":2,"d":0,"e":null}"#)
+        // Zeros inside the fraction stay, trailing ones go.
+        let cases: [(Double, Int, String)] = [
+            (0.05, 2, "0.05"), (-1.0203, 4, "-1.0203"), (3.14, 4, "3.14"), (0.0001, 4, "0.0001"), (10.5, 0, "11"),
+            (-38.908478333, 9, "-38.908478333"), (100.0, 3, "100"), (0.1, 1, "0.1"),
+        ]
+        for (value, decimals, text) in cases {
+            #expect(JSONObjectWriter.number(value, decimals: decimals) == text, "\(value) with \(decimals) decimals")
+        }
     }
 
     @Test("Strings are escaped; optionals become null; arrays")
