@@ -16,9 +16,9 @@ extension MosquittoClient {
         ])
     }
 
-    /// The result code in words, with what OpenSSL said when TLS failed.
-    func failureReason(_ rc: Int32) -> String {
-        let systemError = errno // before anything else can change it
+    /// The result code in words, with what OpenSSL said when TLS failed. `systemError` is the errno of the
+    /// failed call, read right after it: anything in between (closing or unwatching the socket) changes errno.
+    func failureReason(_ rc: Int32, errno systemError: Int32 = Glibc.errno) -> String {
         // The last error line stays until a connection succeeds: libmosquitto may report the failed result
         // before or after the line that explains it, and both must give the same reason.
         let detail = transportError.withLock { $0 }
@@ -36,17 +36,17 @@ extension MosquittoClient {
         }
         if tlsFailure {
             // Some libmosquitto versions say only "Protocol error" for a refused handshake, and log nothing.
-            return "TLS: the connection failed during the handshake (\(rc == MOSQ_ERR_ERRNO.rawValue ? String(cString: strerror(systemError)) : Self.describe(rc))): check that mqtt.ca_file "
+            return "TLS: the connection failed during the handshake (\(Self.describe(rc, errno: systemError))): check that mqtt.ca_file "
                 + "(\(settings.tls?.caFile ?? "?")) signed the broker's certificate and that it lists \(settings.host)"
         }
         if rc == MOSQ_ERR_ERRNO.rawValue, systemError == ECONNREFUSED {
             return "connection refused: nothing listens on \(settings.host):\(settings.port) (is mosquitto running? mqtt.port?)"
         }
-        return Self.describe(rc)
+        return Self.describe(rc, errno: systemError)
     }
 
-    static func describe(_ rc: Int32) -> String {
-        if rc == MOSQ_ERR_ERRNO.rawValue { return String(cString: strerror(errno)) }
+    static func describe(_ rc: Int32, errno systemError: Int32 = Glibc.errno) -> String {
+        if rc == MOSQ_ERR_ERRNO.rawValue { return String(cString: strerror(systemError)) }
         // libmosquitto's own text is "Lookup error."; say what failed and where to look.
         if rc == MOSQ_ERR_EAI.rawValue { return "cannot resolve the broker's host name (check mqtt.host, /etc/hosts and DNS)" }
         return String(cString: mosquitto_strerror(rc))

@@ -125,7 +125,8 @@ public final class MosquittoClient: @unchecked Sendable {
         }
         mosquitto_disconnect_callback_set(mosq) { _, context, rc in
             guard let context else { return }
-            Unmanaged<MosquittoClient>.fromOpaque(context).takeUnretainedValue().connectionEnded(rc)
+            let systemError = errno // the failure's, before anything else changes it
+            Unmanaged<MosquittoClient>.fromOpaque(context).takeUnretainedValue().connectionEnded(rc, errno: systemError)
         }
         mosquitto_message_callback_set(mosq) { _, context, message in
             guard let context, let message else { return }
@@ -221,8 +222,9 @@ public final class MosquittoClient: @unchecked Sendable {
     /// disconnect callback; a TLS handshake it gives up on (bookworm's 2.0.11, a refused certificate) calls
     /// none, so the socket itself is the witness: without this the client would wait on a closed socket forever.
     private func noticeClosed(_ rc: Int32) {
+        let systemError = errno // the failed step's, before anything else changes it
         guard case .open = connection.phase, mosquitto_socket(handle) < 0 else { return }
-        connectionEnded(rc == MOSQ_ERR_SUCCESS.rawValue ? MOSQ_ERR_CONN_LOST.rawValue : rc)
+        connectionEnded(rc == MOSQ_ERR_SUCCESS.rawValue ? MOSQ_ERR_CONN_LOST.rawValue : rc, errno: systemError)
     }
 
     /// Writes what libmosquitto has queued; what the socket cannot take yet waits for EPOLLOUT.
@@ -527,7 +529,8 @@ public final class MosquittoClient: @unchecked Sendable {
     }
 
     /// The connection closed (libmosquitto closed the socket already): unwatch it and try again later.
-    private func connectionEnded(_ rc: Int32) {
+    /// `systemError`: the errno of the step that failed (unwatching the closed socket below sets EBADF).
+    private func connectionEnded(_ rc: Int32, errno systemError: Int32) {
         guard case .open(let socket) = connection.phase else { return }
         loop.unwatch(socket)
         connection.keepalive?.cancel()
@@ -545,11 +548,11 @@ public final class MosquittoClient: @unchecked Sendable {
             return
         }
         if wasConnected {
-            logger.warning("lost the broker; storing readings and reconnecting with backoff", [("mqtt.reason", failureReason(rc))])
+            logger.warning("lost the broker; storing readings and reconnecting with backoff", [("mqtt.reason", failureReason(rc, errno: systemError))])
         } else if rc != MOSQ_ERR_CONN_REFUSED.rawValue {
             // A connection that never came up (a TLS handshake refused after the TCP connect): an attempt
             // failed. (A refused CONNACK was reported by `didConnect`.)
-            reportFailure(failureReason(rc))
+            reportFailure(failureReason(rc, errno: systemError))
         }
         attemptConnection(after: connection.backoff.delay())
     }
