@@ -66,14 +66,9 @@ public enum JSONValue: Sendable, Equatable {
         }
 
         mutating func object(depth: Int) throws(ParseError) -> JSONValue {
-            index += 1
             var members: [String: JSONValue] = [:]
-            skipSpace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-                index += 1
-                return .object(members)
-            }
-            while true {
+            guard !opensEmpty(closedBy: UInt8(ascii: "}")) else { return .object(members) }
+            repeat {
                 skipSpace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a member name") }
                 let key = try string()
@@ -82,33 +77,40 @@ public enum JSONValue: Sendable, Equatable {
                 index += 1
                 skipSpace()
                 members[key] = try value(depth: depth + 1)
-                skipSpace()
-                guard index < bytes.count else { throw fail("the object is not closed") }
-                if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-                guard bytes[index] == UInt8(ascii: "}") else { throw fail("expected ',' or '}'") }
-                index += 1
-                return .object(members)
-            }
+            } while try continues(closedBy: UInt8(ascii: "}"), container: "object")
+            return .object(members)
         }
 
         mutating func array(depth: Int) throws(ParseError) -> JSONValue {
-            index += 1
             var items: [JSONValue] = []
-            skipSpace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-                index += 1
-                return .array(items)
-            }
-            while true {
+            guard !opensEmpty(closedBy: UInt8(ascii: "]")) else { return .array(items) }
+            repeat {
                 skipSpace()
                 items.append(try value(depth: depth + 1))
-                skipSpace()
-                guard index < bytes.count else { throw fail("the array is not closed") }
-                if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-                guard bytes[index] == UInt8(ascii: "]") else { throw fail("expected ',' or ']'") }
+            } while try continues(closedBy: UInt8(ascii: "]"), container: "array")
+            return .array(items)
+        }
+
+        /// Steps past a container's opening bracket; true when it closes at once (`{}`, `[]`), stepped past too.
+        mutating func opensEmpty(closedBy closer: UInt8) -> Bool {
+            index += 1
+            skipSpace()
+            guard index < bytes.count, bytes[index] == closer else { return false }
+            index += 1
+            return true
+        }
+
+        /// After a member or an item: true when a ',' announces another, false past the closing bracket.
+        mutating func continues(closedBy closer: UInt8, container: String) throws(ParseError) -> Bool {
+            skipSpace()
+            guard index < bytes.count else { throw fail("the \(container) is not closed") }
+            if bytes[index] == UInt8(ascii: ",") {
                 index += 1
-                return .array(items)
+                return true
             }
+            guard bytes[index] == closer else { throw fail("expected ',' or '\(Character(Unicode.Scalar(closer)))'") }
+            index += 1
+            return false
         }
 
         mutating func string() throws(ParseError) -> String {

@@ -12,6 +12,7 @@ import Testing
         #expect(v["o"] == .object([:]))
         #expect(v["missing"] == nil)
         #expect(try JSONValue(parsing: "0").int == 0)
+        #expect(try JSONValue(parsing: " [ [ ] , { } ] ") == .array([.array([]), .object([:])]))
     }
 
     @Test("Every JSON file of toml-test's valid cases parses (140-odd documents written by another tool)")
@@ -26,7 +27,7 @@ import Testing
 
     @Test("Not JSON is refused with where, never a crash", arguments: [
         "", "{", "[1,", "{\"a\" 1}", "{\"a\":}", "01", "1.", "-", "1e", "\"abc", "\"\\x\"", "\"\\ud800\"", "tru", "nul",
-        "[1] 2", "{\"a\":1,}", "\"\u{01}\"", String(repeating: "[", count: 100_000),
+        "[1] 2", "[1 2]", "{\"a\":1 \"b\":2}", "{\"a\":1,}", "\"\u{01}\"", String(repeating: "[", count: 100_000),
     ])
     func refuses(text: String) {
         #expect(throws: JSONValue.ParseError.self) { try JSONValue(parsing: text) }
