@@ -22,7 +22,10 @@ enum NMEAField {
                 sawPoint = true
             } else if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
                 sawDigit = true
-                if significant < 18 {
+                if sawPoint && fractionDigits == maximumFractionDigits {
+                    // Below 1e-18: finer than any receiver resolves. Zeros after the point are not significant
+                    // digits, so without this bound a long run of them would outgrow the table of powers.
+                } else if significant < 18 {
                     mantissa = mantissa * 10 + UInt64(byte - UInt8(ascii: "0"))
                     if mantissa > 0 { significant += 1 }
                     if sawPoint { fractionDigits += 1 }
@@ -39,7 +42,8 @@ enum NMEAField {
         return negative ? -value : value
     }
 
-    private static let powersOfTen: [Double] = (0...18).map { exponent in
+    private static let maximumFractionDigits = 18
+    private static let powersOfTen: [Double] = (0...maximumFractionDigits).map { exponent in
         var value = 1.0
         for _ in 0..<exponent { value *= 10 }
         return value

@@ -78,4 +78,19 @@ import Testing
         #expect(r.speedMetersPerSecond == nil)
         #expect(r.date == nil)
     }
+
+    @Test("Digits finer than 1e-18 are dropped: a long run of zeros after the point is a number, not a crash (fuzz)")
+    func fractionsBeyondTheTableOfPowers() throws {
+        // NMEA lines are at most 120 bytes here, so two fields carry the zeros (19: one beyond the 18).
+        let zeros = String(repeating: "0", count: 19)
+        let line = NMEAText.sentence("GPGGA,123519.\(zeros)1,4807.038,N,01131.0,E,1,8,0.\(zeros)9,545.4\(zeros)1,M,,M,,")
+        guard case .gga(let g) = try decode(line).body else { Issue.record("not GGA"); return }
+        #expect(g.timeOfDay == 45_319) // 12:35:19
+        #expect(g.hdop == 0)
+        #expect(g.altitudeMSL == 545.4)
+        guard case .gga(let tiny) = try decode(NMEAText.sentence("GPGGA,123519,4807.038,N,01131.000,E,1,08,0.00000000000000001234,545.4,M,46.9,M,,")).body else {
+            Issue.record("not GGA"); return
+        }
+        #expect(tiny.hdop == 12e-18)
+    }
 }
