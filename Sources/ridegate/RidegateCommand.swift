@@ -1,6 +1,5 @@
 import ArgumentParser
 
-@main
 struct RidegateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ridegate",

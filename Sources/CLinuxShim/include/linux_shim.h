@@ -24,4 +24,17 @@ int rg_epoll_wait(int epfd, int *fds, int *hangups, int capacity, int timeout_ms
 /* eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC). */
 int rg_eventfd(void);
 
+/* Swift concurrency's jobs, routed to ridegate's event loop instead of Dispatch's thread pool (whose
+ * 1 Hz pool monitor would wake an idle daemon forever). `sink` receives every job the runtime would give
+ * to its global or main executor, with the CLOCK_MONOTONIC nanoseconds at which it may run (0: now) and
+ * whether it belongs to the main executor. Install once, before the first task, from the thread that will
+ * run the loop; it holds `context` for the life of the process. Where the runtime schedules timers
+ * without the hooks (Swift 6.2+ Task.sleep), Dispatch still serves them: use the loop's own sleep. */
+typedef void (*rg_job_sink)(void *context, void *job, unsigned long long due_ns, int main_executor);
+void rg_route_swift_jobs(void *context, rg_job_sink sink);
+/* Runs a job the runtime gave to its main executor, as that executor (isolation checks hold). */
+void rg_run_main_job(void *job);
+/* CLOCK_MONOTONIC in nanoseconds: the clock of `due_ns` and of the loop's timers. */
+unsigned long long rg_monotonic_ns(void);
+
 #endif

@@ -4,44 +4,49 @@ import Glibc
 /// The gateway's one thread: an epoll loop that is also the executor of the gateway's tasks, as gpsd is one
 /// select loop. A GPS line wakes it once; the read, the task consuming it, the core and the sinks all run on
 /// that wakeup. (A Dispatch read source on Linux costs three: its epoll manager thread, a worker, and the
-/// manager again to re-arm the one-shot registration.)
+/// manager again to re-arm the one-shot registration.) Timers are the epoll wait's own timeout: a loop with
+/// nothing due sleeps in the kernel with no timeout at all.
 ///
 /// Jobs enqueued from the loop's own thread wait for the current turn to end and wake nothing; from another
-/// thread (a timer, the MQTT connection) they wake the loop through an eventfd. Work here must not block.
+/// thread (the MQTT connection's worker) they wake the loop through an eventfd. Work here must not block.
 public final class EventLoop: TaskExecutor, @unchecked Sendable {
     // @unchecked: `state` is only touched with its lock held; `epoll` and `wake` are immutable descriptors.
     private enum Work {
         case job(UnownedJob)
+        /// A job Swift's runtime gave to its main executor: run as that executor.
+        case mainJob(UnownedJob)
         case closure(@Sendable () -> Void)
+    }
+
+    private struct Timer {
+        var due: UInt64
+        var id: UInt64
+        var work: Work
     }
 
     private struct State {
         var work: [Work] = []
+        /// Ordered by due time, then by scheduling order (few at a time: a sorted array is enough).
+        var timers: [Timer] = []
+        var nextTimerID: UInt64 = 1
         var handlers: [Int32: @Sendable (_ hungUp: Bool) -> Void] = [:]
         var running = true
-        /// True while the loop is inside epoll_wait: only then does new work need the eventfd.
-        var sleeping = false
+        /// While the loop is inside epoll_wait: until when (UInt64.max: no timeout). Only then does new work,
+        /// or a timer due earlier, need the eventfd.
+        var sleepingUntil: UInt64?
     }
 
-    /// The loop the current task runs on (bound by the gateway for its tasks): read streams made there
-    /// register with it instead of with Dispatch.
+    /// The loop the current task runs on (bound by the gateway for its tasks, by `ridegate` for the whole
+    /// process): read streams, timers and sleeps made there use it instead of Dispatch.
     @TaskLocal public static var current: EventLoop?
 
     private let epoll: Int32
     private let wake: Int32
     private let state = Locked(State())
-    private let finished = Locked(false)
 
-    public init() throws(SystemCallError) {
-        epoll = rg_epoll_create()
-        guard epoll >= 0 else { throw SystemCallError("epoll_create1", "event loop", .current) }
-        wake = rg_eventfd()
-        guard wake >= 0 else {
-            let error = Errno.current
-            Glibc.close(epoll)
-            throw SystemCallError("eventfd", "event loop", error)
-        }
-        _ = rg_epoll_add_readable(epoll, wake)
+    /// A loop on a thread of its own.
+    public convenience init() throws(SystemCallError) {
+        try self.init(descriptors: ())
         let box = Unmanaged.passRetained(self)
         var thread = pthread_t()
         let started = pthread_create(&thread, nil, { raw in
@@ -59,21 +64,122 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         pthread_detach(thread)
     }
 
+    private init(descriptors: Void) throws(SystemCallError) {
+        epoll = rg_epoll_create()
+        guard epoll >= 0 else { throw SystemCallError("epoll_create1", "event loop", .current) }
+        wake = rg_eventfd()
+        guard wake >= 0 else {
+            let error = Errno.current
+            Glibc.close(epoll)
+            throw SystemCallError("eventfd", "event loop", error)
+        }
+        _ = rg_epoll_add_readable(epoll, wake)
+    }
+
+    /// Makes the calling thread the loop that runs every job of Swift concurrency in this process (global and
+    /// main executor, timers included), starts `main` as a task on it and never returns: the program ends
+    /// when `main` calls exit. So an idle process has no thread that wakes: Dispatch's pool never starts.
+    public static func runProcess(_ main: @escaping @Sendable (EventLoop) async -> Void) throws(SystemCallError) -> Never {
+        let loop = try EventLoop(descriptors: ())
+        // The runtime holds the loop for the rest of the process.
+        rg_route_swift_jobs(Unmanaged.passRetained(loop).toOpaque()) { context, job, due, mainExecutor in
+            guard let context, let job else { return }
+            let loop = Unmanaged<EventLoop>.fromOpaque(context).takeUnretainedValue()
+            // UnownedJob is the runtime's job pointer, nothing more.
+            let unowned = unsafeBitCast(job, to: UnownedJob.self)
+            loop.submit(mainExecutor != 0 ? .mainJob(unowned) : .job(unowned), due: due)
+        }
+        Task.detached { await EventLoop.$current.withValue(loop) { await main(loop) } }
+        loop.run()
+        exit(0) // the loop's epoll failed (said on stderr): nothing can run any more
+    }
+
     public func enqueue(_ job: consuming ExecutorJob) {
-        submit(.job(UnownedJob(job)))
+        submit(.job(UnownedJob(job)), due: 0)
     }
 
     /// Runs `body` on the loop's thread, soon.
     public func execute(_ body: @escaping @Sendable () -> Void) {
-        submit(.closure(body))
+        submit(.closure(body), due: 0)
     }
 
-    private func submit(_ work: Work) {
-        let mustWake = state.withLock { s -> Bool in
-            s.work.append(work)
-            return s.sleeping
+    /// Runs `body` on the loop's thread once `seconds` have passed, unless cancelled first.
+    @discardableResult
+    public func execute(after seconds: Double, _ body: @escaping @Sendable () -> Void) -> DeferredWork {
+        let id = submit(.closure(body), due: Self.due(after: seconds))
+        return DeferredWork { [self] in cancelTimer(id) }
+    }
+
+    /// Suspends the calling task for `seconds` on this loop's clock; returns early when the task is cancelled.
+    public func sleep(seconds: Double) async {
+        let sleeper = Locked(Sleeper())
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let cancelled = sleeper.withLock { s -> Bool in
+                    s.continuation = continuation
+                    return s.cancelled
+                }
+                guard !cancelled else { return EventLoop.wakeUp(sleeper) }
+                let timer = execute(after: seconds) { EventLoop.wakeUp(sleeper) }
+                sleeper.withLock { $0.timer = timer }
+            }
+        } onCancel: {
+            let timer = sleeper.withLock { s -> DeferredWork? in
+                s.cancelled = true
+                return s.timer
+            }
+            timer?.cancel()
+            Self.wakeUp(sleeper)
+        }
+    }
+
+    private struct Sleeper {
+        var continuation: CheckedContinuation<Void, Never>?
+        var timer: DeferredWork?
+        var cancelled = false
+    }
+
+    private static func wakeUp(_ sleeper: Locked<Sleeper>) {
+        let continuation = sleeper.withLock { s -> CheckedContinuation<Void, Never>? in
+            defer { s.continuation = nil }
+            return s.continuation
+        }
+        continuation?.resume()
+    }
+
+    /// Sleeps on the current task's loop, or, off any loop (tests of a single part), on Swift's clock.
+    public static func sleep(seconds: Double) async {
+        if let loop = current { return await loop.sleep(seconds: seconds) }
+        try? await Task.sleep(nanoseconds: UInt64(max(0, min(seconds, 1e9)) * 1e9))
+    }
+
+    private static func due(after seconds: Double) -> UInt64 {
+        let nanoseconds = seconds.isNaN ? 0 : max(0, min(seconds, 3e9)) * 1e9 // 3e9 s: "forever", no overflow
+        return rg_monotonic_ns() &+ UInt64(nanoseconds)
+    }
+
+    /// Queues `work` to run now (`due` 0) or at `due` (CLOCK_MONOTONIC ns); returns the timer's id (0: none).
+    @discardableResult
+    private func submit(_ work: Work, due: UInt64) -> UInt64 {
+        let (mustWake, id) = state.withLock { s -> (Bool, UInt64) in
+            guard due > 0 else {
+                s.work.append(work)
+                return (s.sleepingUntil != nil, 0)
+            }
+            let id = s.nextTimerID
+            s.nextTimerID += 1
+            let at = s.timers.firstIndex { $0.due > due } ?? s.timers.endIndex
+            s.timers.insert(Timer(due: due, id: id, work: work), at: at)
+            return ((s.sleepingUntil ?? 0) > due, id)
         }
         if mustWake { signal() }
+        return id
+    }
+
+    private func cancelTimer(_ id: UInt64) {
+        state.withLock { s in
+            if let index = s.timers.firstIndex(where: { $0.id == id }) { s.timers.remove(at: index) }
+        }
     }
 
     private func signal() {
@@ -105,7 +211,7 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         state.withLock { _ = $0.handlers.removeValue(forKey: fd) }
     }
 
-    /// Ends the loop after the work already queued; its thread exits.
+    /// Ends the loop after the work already queued (timers not yet due are dropped); its thread exits.
     public func stop() {
         state.withLock { $0.running = false }
         signal()
@@ -115,27 +221,37 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         var ready = [Int32](repeating: -1, count: 32)
         var hangups = [Int32](repeating: 0, count: 32)
         while true {
-            let (work, running) = state.withLock { s -> ([Work], Bool) in
+            let now = rg_monotonic_ns()
+            let (work, running, timeout) = state.withLock { s -> ([Work], Bool, Int32) in
                 defer { s.work.removeAll(keepingCapacity: true) }
-                s.sleeping = s.work.isEmpty && s.running
-                return (s.work, s.running)
+                var work = s.work
+                let dueCount = s.timers.prefix { $0.due <= now }.count
+                if dueCount > 0 {
+                    work += s.timers.prefix(dueCount).map(\.work)
+                    s.timers.removeFirst(dueCount)
+                }
+                let until = s.timers.first?.due ?? .max
+                s.sleepingUntil = work.isEmpty && s.running ? until : nil
+                // Rounded up to whole milliseconds (epoll's unit): waking early would only mean waiting again.
+                let timeout = until == .max ? -1 : Int32(clamping: (until - now + 999_999) / 1_000_000)
+                return (work, s.running, timeout)
             }
             for item in work {
                 switch item {
                 case .job(let job): job.runSynchronously(on: asUnownedTaskExecutor())
+                case .mainJob(let job): rg_run_main_job(unsafeBitCast(job, to: UnsafeMutableRawPointer.self))
                 case .closure(let body): body()
                 }
             }
             if !work.isEmpty {
                 // What those jobs enqueued runs before any waiting: this turn is not over.
-                state.withLock { $0.sleeping = false }
                 continue
             }
             guard running else { break }
             let count = ready.withUnsafeMutableBufferPointer { fds in
-                hangups.withUnsafeMutableBufferPointer { rg_epoll_wait(epoll, fds.baseAddress, $0.baseAddress, Int32(fds.count), -1) }
+                hangups.withUnsafeMutableBufferPointer { rg_epoll_wait(epoll, fds.baseAddress, $0.baseAddress, Int32(fds.count), timeout) }
             }
-            state.withLock { $0.sleeping = false }
+            state.withLock { $0.sleepingUntil = nil }
             if count < 0 {
                 // EINTR: wait again. Anything else means the epoll descriptor itself is gone: spinning on it
                 // would burn the Pi's battery, so the loop ends (and says so on stderr, its last word).
