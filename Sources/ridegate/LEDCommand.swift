@@ -39,7 +39,7 @@ struct LEDCommand: AsyncParsableCommand {
                     if Task.isCancelled { return }
                     logger.notice("showing", [("led.signal", signal.description)])
                     sink.apply(.showOnLED(signal))
-                    try? await Task.sleep(nanoseconds: each)
+                    await EventLoop.sleep(seconds: Double(each) / 1e9)
                 }
             }
             await sink.shutdown()

@@ -137,7 +137,7 @@ private actor WatchView {
         guard !drawPending else { return }
         drawPending = true
         Task {
-            try? await Task.sleep(nanoseconds: UInt64(max(0, 0.25 - (now - lastDraw)) * 1e9))
+            await EventLoop.sleep(seconds: max(0, 0.25 - (now - lastDraw)))
             drawLater()
         }
     }

@@ -37,4 +37,10 @@ void rg_run_main_job(void *job);
 /* CLOCK_MONOTONIC in nanoseconds: the clock of `due_ns` and of the loop's timers. */
 unsigned long long rg_monotonic_ns(void);
 
+/* Installs a handler for each of `signals` that writes the signal's number (one byte) to a new non-blocking
+ * pipe; returns the pipe's read end, or -1 with errno set. One set at a time. Closing sets the signals to
+ * SIG_IGN first (a handler must never write to a closed pipe). */
+int rg_signal_pipe_open(const int *signals, int count);
+void rg_signal_pipe_close(int read_end, const int *signals, int count);
+
 #endif

@@ -45,7 +45,7 @@ struct NMEAReplayer: Sendable {
             if let t = epoch.timeOfDay, let p = previousTime {
                 var dt = t - p
                 if dt < 0 { dt += 86_400 }
-                try? await Task.sleep(nanoseconds: UInt64(min(dt, 10) / speed * 1e9))
+                await EventLoop.sleep(seconds: min(dt, 10) / speed)
             }
             previousTime = epoch.timeOfDay ?? previousTime
             guard await write(epoch.bytes, to: pty.controller) else { return }
@@ -66,7 +66,7 @@ struct NMEAReplayer: Sendable {
             case .success(let n):
                 offset += n
             case .failure(let error) where error == .wouldBlock:
-                try? await Task.sleep(nanoseconds: 20_000_000)
+                await EventLoop.sleep(seconds: 0.02)
             case .failure(let error):
                 logger.warning("replay stopped: the serial reader side is gone", [("demo.error", "\(error)")])
                 return false

@@ -49,7 +49,7 @@ struct SimulatedSensor<Signal: SimulatedSignal>: EventSource {
             let (characteristic, value) = signal.next(profile.sample(at: offset), dt: interval)
             peripheral.notify(characteristic, value)
             offset += interval
-            try? await Task.sleep(nanoseconds: UInt64(interval / speed * 1e9))
+            await EventLoop.sleep(seconds: interval / speed)
         }
     }
 }

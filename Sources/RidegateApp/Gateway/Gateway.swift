@@ -39,10 +39,12 @@ public struct Gateway: Sendable {
     /// Runs until a signal arrives on `signals` (or, for the demo, the sources end); returns why it stopped.
     public func run(signals: AsyncStream<Int32>) async -> StopReason {
         guard let loop else { return await runHere(signals: signals) }
+        // A loop made for this gateway ends with it; the process's own (the caller's) goes on.
+        let ownLoop = loop !== EventLoop.current
         let reason = await withTaskExecutorPreference(loop) {
             await EventLoop.$current.withValue(loop) { await runHere(signals: signals) }
         }
-        loop.stop()
+        if ownLoop { loop.stop() }
         return reason
     }
 
@@ -92,7 +94,7 @@ public struct Gateway: Sendable {
                 }
                 guard stopWhenSourcesEnd else {
                     // A daemon whose sources all ended (none configured) idles until it is told to stop.
-                    try? await Task.sleep(nanoseconds: UInt64.max / 2)
+                    await EventLoop.sleep(seconds: .infinity)
                     return nil
                 }
                 return .sourcesEnded

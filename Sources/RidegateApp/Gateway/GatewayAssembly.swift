@@ -120,8 +120,9 @@ public enum GatewayAssembly {
                        }], loop: loop)
     }
 
-    /// The gateway's one thread (`EventLoop`).
+    /// The gateway's one thread (`EventLoop`): the process's own (`ridegate` runs on one), or a new one.
     static func eventLoop() throws(SetupError) -> EventLoop {
+        if let process = EventLoop.current { return process }
         do {
             return try EventLoop()
         } catch {

@@ -1,4 +1,3 @@
-import Dispatch
 import RidegateCore
 import RidegateLinux
 
@@ -14,17 +13,20 @@ public protocol LEDOutput: Sendable {
     var showsEdges: Bool { get }
 }
 
-/// Drives an LED through the pure blink patterns with one Dispatch timer that fires only at the next
-/// edge of the pattern: a steady LED costs no wakeups at all.
-public final class LEDSink: EffectSink, @unchecked Sendable {
-    // @unchecked: every mutable field below is touched only on `queue`.
-    private let queue = DispatchQueue(label: "ridegate.led")
+/// Drives an LED through the pure blink patterns with one timer of the event loop that fires only at the
+/// next edge of the pattern: a steady LED costs no wakeups at all.
+public final class LEDSink: EffectSink, Sendable {
     private let output: any LEDOutput
     private let layout: LEDLayout
-    private var timer: DispatchSourceTimer?
-    private var pattern = BlinkPattern.off
-    private var elapsed = 0
-    private var stopped = false
+    private struct State {
+        var pattern = BlinkPattern.off
+        var elapsed = 0
+        var stopped = false
+        var timer: DeferredWork?
+        /// Which pattern a timer belongs to: one set for an older pattern does nothing.
+        var generation = 0
+    }
+    private let state = Locked(State())
 
     public init(output: any LEDOutput, layout: LEDLayout = .single) {
         self.output = output
@@ -33,45 +35,43 @@ public final class LEDSink: EffectSink, @unchecked Sendable {
 
     public func apply(_ effect: Effect) {
         guard case .showOnLED(let signal) = effect else { return }
-        queue.async { self.show(signal) }
-    }
-
-    private func show(_ signal: LEDSignal) {
-        guard !stopped else { return }
-        pattern = layout.pattern(for: signal)
-        output.willShow(signal, pattern: pattern)
-        elapsed = 0
-        output.set(pattern.lines(atMilliseconds: 0))
-        schedule()
-    }
-
-    private func schedule() {
-        timer?.cancel()
-        timer = nil
-        guard output.showsEdges, let wait = pattern.millisecondsToNextEdge(after: elapsed) else { return }
-        let t = DispatchSource.makeTimerSource(queue: queue)
-        t.schedule(deadline: .now() + .milliseconds(wait), leeway: .milliseconds(5))
-        t.setEventHandler { [weak self] in
-            guard let self, !self.stopped else { return }
-            self.elapsed += wait
-            self.output.set(self.pattern.lines(atMilliseconds: self.elapsed))
-            self.schedule()
+        state.withLock { s in
+            guard !s.stopped else { return }
+            s.pattern = layout.pattern(for: signal)
+            output.willShow(signal, pattern: s.pattern)
+            s.elapsed = 0
+            output.set(s.pattern.lines(atMilliseconds: 0))
+            scheduleNextEdge(&s)
         }
-        timer = t
-        t.resume()
+    }
+
+    /// With the state held: the timer for the pattern's next edge, in place of the one before.
+    private func scheduleNextEdge(_ s: inout State) {
+        s.timer?.cancel()
+        s.timer = nil
+        s.generation += 1
+        guard output.showsEdges, let wait = s.pattern.millisecondsToNextEdge(after: s.elapsed) else { return }
+        let generation = s.generation
+        s.timer = DeferredWork.after(Double(wait) / 1000) { [weak self] in self?.edge(of: generation, after: wait) }
+    }
+
+    private func edge(of generation: Int, after wait: Int) {
+        state.withLock { s in
+            guard !s.stopped, s.generation == generation else { return }
+            s.elapsed += wait
+            output.set(s.pattern.lines(atMilliseconds: s.elapsed))
+            scheduleNextEdge(&s)
+        }
     }
 
     /// LED off and the line released; part of the orderly shutdown.
     public func shutdown() async {
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            queue.async {
-                self.stopped = true
-                self.timer?.cancel()
-                self.timer = nil
-                self.output.set(0)
-                self.output.release()
-                done.resume()
-            }
+        state.withLock { s in
+            s.stopped = true
+            s.timer?.cancel()
+            s.timer = nil
+            output.set(0)
+            output.release()
         }
     }
 }

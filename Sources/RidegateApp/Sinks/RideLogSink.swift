@@ -1,8 +1,7 @@
-import Dispatch
 import RidegateCore
 import RidegateLinux
 
-/// Keeps every point of the ride in the ride log (`rides.sqlite`), written in batches on a queue of its own
+/// Keeps every point of the ride in the ride log (`rides.sqlite`), written in batches on a worker of its own
 /// (the pipeline never waits for the SD card): a batch goes out every `batchSeconds` of GPS time, and at an
 /// orderly stop. A power cut loses at most the batch in memory. Write errors are logged once per change.
 ///
@@ -34,7 +33,7 @@ public final class RideLogSink: EffectSink, @unchecked Sendable {
     private let announce: @Sendable (Publication) -> Void
     private let health: HealthFields
     private let logger: Logger
-    private let queue = DispatchQueue(label: "ridegate.rides")
+    private let queue = SerialWorker(label: "ride log")
     /// Points not yet handed to the queue (touched on the pipeline's thread and at shutdown).
     private let arriving = Locked<[RidePoint]>([])
     /// Points handed to the queue and not yet written (touched only on the queue).

@@ -30,7 +30,7 @@ struct WatchdogSource: EventSource {
     func run(emit: @escaping @Sendable (SourceEvent) -> Void) async {
         while !Task.isCancelled {
             emit(.watchdogTick(at: clock.now()))
-            try? await Task.sleep(nanoseconds: UInt64(interval * 1e9))
+            await EventLoop.sleep(seconds: interval)
         }
     }
 }

@@ -35,7 +35,7 @@ public struct BluetoothSensorSource: EventSource {
         }
 
         public static let standard = Retry(backoff: ReconnectBackoff(initial: 1, maximum: 10), stableAfter: 30) { seconds in
-            try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
+            await EventLoop.sleep(seconds: seconds)
         }
     }
 

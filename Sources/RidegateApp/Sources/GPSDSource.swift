@@ -43,7 +43,7 @@ public struct GPSDSource: EventSource {
                     emit(.gpsState(.noDevice, at: clock.now()))
                     reportedMissing = true
                 }
-                try? await Task.sleep(nanoseconds: UInt64(retry.delay() * 1e9))
+                await EventLoop.sleep(seconds: retry.delay())
                 continue
             }
             retry = backoff
@@ -56,7 +56,7 @@ public struct GPSDSource: EventSource {
             logger.warning("gpsd closed the connection; reconnecting", [("gps.gpsd", address.description), ("gps.nmea", statistics.summary)])
             emit(.gpsState(.noDevice, at: clock.now()))
             reportedMissing = true
-            try? await Task.sleep(nanoseconds: UInt64(retry.delay() * 1e9))
+            await EventLoop.sleep(seconds: retry.delay())
         }
     }
 }

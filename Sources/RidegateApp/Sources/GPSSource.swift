@@ -1,4 +1,3 @@
-import Dispatch
 import RidegateCore
 import RidegateLinux
 
@@ -60,7 +59,7 @@ public struct GPSSource: EventSource {
                 if let watcher {
                     await watcher.waitForChange(timeout: retryInterval)
                 } else {
-                    try? await Task.sleep(nanoseconds: UInt64(retryInterval * 1e9))
+                    await EventLoop.sleep(seconds: retryInterval)
                 }
                 continue
             }
@@ -94,49 +93,56 @@ public struct GPSSource: EventSource {
     }
 }
 
-/// Calls `expired` once when `seconds` pass without a `kick()`. One timer, re-armed lazily: while data
-/// flows it wakes at most once per period, and not at all once it has fired until data returns.
-final class DataWatchdog: @unchecked Sendable {
-    // @unchecked: `timer` is touched only on `queue`; the kick state only under its lock.
-    private let queue = DispatchQueue(label: "ridegate.gps.watchdog")
+/// Calls `expired` once when `seconds` pass without a `kick()`. One timer (on the event loop), re-armed
+/// lazily: while data flows it wakes at most once per period, and not at all once it has fired until data
+/// returns.
+final class DataWatchdog: Sendable {
     private let seconds: Double
     private let expired: @Sendable () -> Void
-    private var timer: DispatchSourceTimer?
-    /// The last kick, and whether the timer has fired since: a kick only writes this (no thread is woken for
-    /// every NMEA line); only the kick after a firing re-arms the timer.
-    private let kicks = Locked((last: SystemClock.monotonicSeconds(), fired: false))
+    private struct State {
+        /// The last kick, and whether the timer has fired since: a kick only writes this (nothing is woken
+        /// for every NMEA line); only the kick after a firing re-arms the timer.
+        var last: Double
+        var fired = false
+        var timer: DeferredWork?
+        var stopped = false
+    }
+    private let state = Locked(State(last: SystemClock.monotonicSeconds()))
 
     init(seconds: Double, expired: @escaping @Sendable () -> Void) {
         self.seconds = seconds
         self.expired = expired
-        queue.async { self.arm(after: seconds) }
+        arm(after: seconds)
     }
 
     func kick() {
         let now = SystemClock.monotonicSeconds()
-        let rearm = kicks.withLock { k -> Bool in
-            k.last = now
-            defer { k.fired = false }
-            return k.fired
+        let rearm = state.withLock { s -> Bool in
+            s.last = now
+            defer { s.fired = false }
+            return s.fired
         }
-        if rearm { queue.async { self.arm(after: self.seconds) } }
+        if rearm { arm(after: seconds) }
     }
 
     private func arm(after delay: Double) {
-        timer?.cancel()
-        let t = DispatchSource.makeTimerSource(queue: queue)
-        t.schedule(deadline: .now() + delay, leeway: .milliseconds(200))
-        t.setEventHandler { [weak self] in self?.check() }
-        timer = t
-        t.resume()
+        let timer = DeferredWork.after(delay) { [weak self] in self?.check() }
+        let replaced = state.withLock { s -> DeferredWork? in
+            guard !s.stopped else { return timer }
+            defer { s.timer = timer }
+            return s.timer
+        }
+        replaced?.cancel()
     }
 
     private func check() {
-        let idle = SystemClock.monotonicSeconds() - kicks.withLock { $0.last }
+        let (idle, stopped) = state.withLock { (SystemClock.monotonicSeconds() - $0.last, $0.stopped) }
+        guard !stopped else { return }
         if idle >= seconds {
-            kicks.withLock { $0.fired = true }
-            timer?.cancel()
-            timer = nil
+            state.withLock {
+                $0.fired = true
+                $0.timer = nil
+            }
             expired()
         } else {
             arm(after: seconds - idle)
@@ -144,9 +150,11 @@ final class DataWatchdog: @unchecked Sendable {
     }
 
     func stop() {
-        queue.sync {
-            timer?.cancel()
-            timer = nil
+        let timer = state.withLock { s -> DeferredWork? in
+            s.stopped = true
+            defer { s.timer = nil }
+            return s.timer
         }
+        timer?.cancel()
     }
 }

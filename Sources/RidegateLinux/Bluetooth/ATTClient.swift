@@ -1,4 +1,3 @@
-import Dispatch
 import RidegateCore
 
 /// A GATT client over one ATT bearer (Core Spec v5.4 Vol 3 Part F and Part G §4): one request at a time,
@@ -90,7 +89,7 @@ public actor ATTClient {
                     continuation.resume(throwing: ATTClientError.link("send: \(error)"))
                     return
                 }
-                DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [weak self] in
+                DeferredWork.after(timeout) { [weak self] in
                     Task { await self?.expire(id) }
                 }
             }

@@ -55,7 +55,7 @@ public struct KernelSensorLink: SensorLink {
             group.addTask {
                 // Decide `collectFor` after the first match, so the strongest of several sensors wins.
                 for await _ in firstMatch {
-                    if collectFor > 0 { try? await Task.sleep(nanoseconds: UInt64(collectFor * 1e9)) }
+                    if collectFor > 0 { await EventLoop.sleep(seconds: collectFor) }
                     let all = candidates.withLock { Array($0.values) }
                     if let p = preferred, let match = all.first(where: { $0.address == p }) { return .success(match) }
                     if let best = all.max(by: { $0.rssi < $1.rssi }) { return .success(best) }

@@ -150,7 +150,8 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// Sleeps on the current task's loop, or, off any loop (tests of a single part), on Swift's clock.
     public static func sleep(seconds: Double) async {
         if let loop = current { return await loop.sleep(seconds: seconds) }
-        try? await Task.sleep(nanoseconds: UInt64(max(0, min(seconds, 1e9)) * 1e9))
+        guard seconds > 0 else { return await Task.yield() } // NaN too
+        try? await Task.sleep(nanoseconds: UInt64(min(seconds, 1e9) * 1e9))
     }
 
     private static func due(after seconds: Double) -> UInt64 {

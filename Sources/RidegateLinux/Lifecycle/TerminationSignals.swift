@@ -1,35 +1,49 @@
-import Dispatch
+import CLinuxShim
 import Glibc
 import RidegateCore
 
 /// The signals that stop the gateway (SIGINT, SIGTERM, SIGQUIT) as an async sequence, and the ones a
 /// service manager or a user sends that must not kill it (SIGHUP from systemd's reload or a closed terminal,
-/// logrotate's or a user's SIGUSR1/SIGUSR2), reported to `onIgnored` instead. The default actions are
-/// switched off and Dispatch signal sources report the signals, so shutdown runs as ordinary async code.
-/// @unchecked: `sources` is set once in init and only cancelled in deinit.
-public final class TerminationSignals: @unchecked Sendable {
+/// logrotate's or a user's SIGUSR1/SIGUSR2), reported to `onIgnored` instead. A handler writes each signal to a
+/// pipe that the event loop watches, so shutdown runs as ordinary async code and no thread waits for signals.
+///
+/// The watch lasts as long as `signals` is consumed (the stream holds it): a caller that keeps only the
+/// stream still hears Ctrl-C. Then the signals are ignored. One set at a time per process.
+public final class TerminationSignals: Sendable {
     public static let stopping: [Int32] = [SIGINT, SIGTERM, SIGQUIT]
     public static let ignored: [Int32] = [SIGHUP, SIGUSR1, SIGUSR2]
 
     public let signals: AsyncStream<Int32>
-    private let sources: [DispatchSourceSignal]
 
     public init(_ watched: [Int32] = TerminationSignals.stopping, onIgnored: (@Sendable (Int32) -> Void)? = nil) {
         let (stream, continuation) = AsyncStream<Int32>.makeStream()
         signals = stream
-        let queue = DispatchQueue(label: "ridegate.signals")
-        func source(_ sig: Int32, _ handler: @escaping @Sendable () -> Void) -> DispatchSourceSignal {
-            signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: queue)
-            source.setEventHandler(handler: handler)
-            source.resume()
-            return source
+        let handled = watched + (onIgnored == nil ? [] : Self.ignored.filter { !watched.contains($0) })
+        // Without a pipe or a loop the default actions stay: a signal still stops the process, just not in order.
+        guard let loop = EventLoop.current ?? (try? EventLoop()) else { return }
+        let readEnd = handled.withUnsafeBufferPointer { rg_signal_pipe_open($0.baseAddress, Int32($0.count)) }
+        guard readEnd >= 0 else { return }
+        let end: @Sendable () -> Void = {
+            loop.unwatch(readEnd)
+            handled.withUnsafeBufferPointer { rg_signal_pipe_close(readEnd, $0.baseAddress, Int32($0.count)) }
         }
-        var sources = watched.map { sig in source(sig) { continuation.yield(sig) } }
-        if let onIgnored {
-            sources += Self.ignored.filter { !watched.contains($0) }.map { sig in source(sig) { onIgnored(sig) } }
+        do throws(Errno) {
+            try loop.watch(readEnd) { _ in
+                var numbers = [UInt8](repeating: 0, count: 16)
+                while true {
+                    let count = read(readEnd, &numbers, numbers.count)
+                    guard count > 0 else { return }
+                    for number in numbers.prefix(count) {
+                        let signal = Int32(number)
+                        if watched.contains(signal) { continuation.yield(signal) } else { onIgnored?(signal) }
+                    }
+                }
+            }
+        } catch {
+            end()
+            return
         }
-        self.sources = sources
+        continuation.onTermination = { _ in loop.execute(end) }
     }
 
     /// The gateway's signals: stop on SIGINT, SIGTERM, SIGQUIT; say so and carry on for SIGHUP, SIGUSR1, SIGUSR2.
@@ -38,10 +52,6 @@ public final class TerminationSignals: @unchecked Sendable {
             logger.notice("signal ignored: ridegate does not reload its configuration; restart it to apply changes",
                           [("signal", TerminationSignals.name(sig)), ("hint", "systemctl restart ridegate")])
         })
-    }
-
-    deinit {
-        for source in sources { source.cancel() }
     }
 
     public static func name(_ signal: Int32) -> String {

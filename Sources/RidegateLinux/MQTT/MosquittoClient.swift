@@ -1,12 +1,11 @@
 import CMosquitto
-import Dispatch
 import Glibc
 import RidegateCore
 
 /// An MQTT connection through libmosquitto, driven by the gateway's event loop: the loop watches the
 /// connection's socket and calls libmosquitto's read, write and keepalive steps (its "external loop" API),
 /// so a reading is written to the socket in the turn that produced it and a PUBACK costs one wakeup. No
-/// network thread of libmosquitto's; the blocking connect (DNS, TCP, TLS handshake) runs on a queue of its
+/// network thread of libmosquitto's; the blocking connect (DNS, TCP, TLS handshake) runs on a thread of its
 /// own while the loop leaves the connection alone.
 ///
 /// What is sent when, what an acknowledgement retires and what `replayed` means is `DeliveryState`'s (the
@@ -15,7 +14,7 @@ import RidegateCore
 /// `offline` as the last will and on orderly shutdown.
 public final class MosquittoClient: @unchecked Sendable {
     // @unchecked: `handle` and the `Connection` state are touched only on `loop`'s thread, except the
-    // blocking (re)connect on `connecting`, which runs only while `phase` is `.connecting` (when the loop
+    // blocking (re)connect on its own thread, which runs only while `phase` is `.connecting` (when the loop
     // leaves the handle alone); the few facts other threads read are in `Locked` values.
     private nonisolated(unsafe) let handle: OpaquePointer
     let settings: MQTTSettings
@@ -27,8 +26,6 @@ public final class MosquittoClient: @unchecked Sendable {
     private let store: any ReadingStore
     /// What other adapters add to `health`.
     private let healthFields: HealthFields
-    /// Where the blocking connection attempts run.
-    private let connecting = DispatchQueue(label: "ridegate.mqtt.connect")
     private let connectedFlag = Locked(false)
     private let stopping = Locked(false)
     /// libmosquitto's last error line (OpenSSL's reasons arrive only there), for the next failure report.
@@ -39,7 +36,7 @@ public final class MosquittoClient: @unchecked Sendable {
     private enum Phase {
         /// Not started, or stopped.
         case idle
-        /// An attempt runs (or waits out its backoff) on `connecting`: hands off the handle.
+        /// An attempt runs on its thread (or waits out its backoff): hands off the handle.
         case connecting
         /// The socket is watched by the loop (CONNACK may still be on its way).
         case open(socket: Int32)
@@ -54,6 +51,11 @@ public final class MosquittoClient: @unchecked Sendable {
         var lastRead = 0.0
         var lastWritten = 0.0
         var keepalive: Task<Void, Never>?
+        /// The next attempt, waiting out its backoff.
+        var nextAttempt: DeferredWork?
+        /// An attempt's thread is in mosquitto_connect; who waits for it to end (shutdown).
+        var attemptRunning = false
+        var attemptWaiters: [CheckedContinuation<Void, Never>] = []
         /// The offline status's message id at shutdown, and who waits for its acknowledgement.
         var offlineMessage: Int32?
         var offlineAcknowledged: CheckedContinuation<Bool, Never>?
@@ -76,7 +78,7 @@ public final class MosquittoClient: @unchecked Sendable {
     public init(settings: MQTTSettings, topicPrefix: String, store: any ReadingStore = MemoryReadingStore(),
                 replayWindow: Int = 100, healthFields: HealthFields = HealthFields(), loop: EventLoop? = nil, logger: Logger) throws(MQTTError) {
         _ = MosquittoClient.libraryReady
-        if let loop {
+        if let loop = loop ?? EventLoop.current {
             self.loop = loop
             ownsLoop = false
         } else {
@@ -159,26 +161,40 @@ public final class MosquittoClient: @unchecked Sendable {
         loop.execute { [self] in attemptConnection(after: 0) }
     }
 
-    /// On the loop: hands the handle to `connecting` for one attempt, `delay` seconds from now.
+    /// On the loop: one attempt, `delay` seconds from now (a timer of the loop's: no thread waits it out).
     private func attemptConnection(after delay: Double) {
         guard !stopping.withLock({ $0 }) else { return }
         connection.phase = .connecting
-        connecting.asyncAfter(deadline: .now() + delay) { [self] in
-            let rc: Int32
-            if stopping.withLock({ $0 }) {
-                rc = MOSQ_ERR_NO_CONN.rawValue
-            } else {
-                mosquitto_log_callback_set(handle, Self.logErrors)
-                rc = mosquitto_connect(handle, settings.host, Int32(settings.port), Int32(settings.keepaliveSeconds))
+        connection.nextAttempt = loop.execute(after: delay) { [self] in startAttempt() }
+    }
+
+    /// On the loop: hands the handle to a thread of its own for the blocking attempt.
+    private func startAttempt() {
+        connection.nextAttempt = nil
+        connection.attemptRunning = true
+        do {
+            try BlockingThread.start("MQTT connect") { [self] in
+                let rc: Int32
+                if stopping.withLock({ $0 }) {
+                    rc = MOSQ_ERR_NO_CONN.rawValue
+                } else {
+                    mosquitto_log_callback_set(handle, Self.logErrors)
+                    rc = mosquitto_connect(handle, settings.host, Int32(settings.port), Int32(settings.keepaliveSeconds))
+                }
+                // errno and the log line explain a failure: read them here, where it happened.
+                let reason = rc == MOSQ_ERR_SUCCESS.rawValue ? nil : failureReason(rc)
+                loop.execute { [self] in attemptEnded(reason) }
             }
-            // errno and the log line explain a failure: read them here, where it happened.
-            let reason = rc == MOSQ_ERR_SUCCESS.rawValue ? nil : failureReason(rc)
-            loop.execute { [self] in attemptEnded(reason) }
+        } catch {
+            attemptEnded("cannot start the connecting thread: \(error)")
         }
     }
 
     /// On the loop: the socket is open (the CONNACK comes later, through `readable`), or the attempt failed.
     private func attemptEnded(_ failure: String?) {
+        connection.attemptRunning = false
+        for waiter in connection.attemptWaiters { waiter.resume() }
+        connection.attemptWaiters.removeAll()
         if stopping.withLock({ $0 }) {
             if failure == nil { mosquitto_disconnect(handle) }
             connection.phase = .idle
@@ -251,8 +267,8 @@ public final class MosquittoClient: @unchecked Sendable {
                 var due = min(self.connection.lastRead, self.connection.lastWritten) + keepalive
                 // A ping is out and unanswered: libmosquitto gives up on it `keepalive` after sending it.
                 if due <= now { due = self.connection.lastWritten + keepalive }
-                do { try await Task.sleep(nanoseconds: UInt64(max(1, due - now) * 1e9)) } catch { return }
-                guard case .open = self.connection.phase else { return }
+                await self.loop.sleep(seconds: max(1, due - now))
+                guard !Task.isCancelled, case .open = self.connection.phase else { return }
                 self.retirePending()
                 self.noticeClosed(mosquitto_loop_misc(self.handle))
                 // misc pinged (the keepalive was due) or found the broker silent too long and closed.
@@ -443,8 +459,14 @@ public final class MosquittoClient: @unchecked Sendable {
             if case .deadline = acknowledged { logger.warning("broker did not acknowledge the offline status in time") }
         }
         stopping.withLock { $0 = true }
-        // Let an attempt in progress end, then close on the loop.
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in connecting.async { done.resume() } }
+        // Call off the next attempt and let one in progress end, then close on the loop.
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            loop.execute { [self] in
+                connection.nextAttempt?.cancel()
+                connection.nextAttempt = nil
+                if connection.attemptRunning { connection.attemptWaiters.append(done) } else { done.resume() }
+            }
+        }
         let depth = await withCheckedContinuation { (done: CheckedContinuation<Int64, Never>) in
             loop.execute { [self] in
                 connection.keepalive?.cancel()

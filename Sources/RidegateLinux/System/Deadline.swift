@@ -22,7 +22,7 @@ public func withDeadline<T: Sendable>(seconds: Double?, stop: AsyncStream<Int32>
         group.addTask { .finished(await work()) }
         if let seconds {
             group.addTask {
-                try? await Task.sleep(nanoseconds: UInt64(max(0, min(seconds, 1e9)) * 1e9))
+                await EventLoop.sleep(seconds: seconds)
                 return .deadline
             }
         }

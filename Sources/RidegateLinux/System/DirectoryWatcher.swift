@@ -1,5 +1,4 @@
 import CLinuxShim
-import Dispatch
 import Glibc
 
 /// Wakes when entries appear in a directory (inotify(7): IN_CREATE, IN_MOVED_TO, IN_ATTRIB), so a reader
@@ -9,8 +8,10 @@ import Glibc
 /// that appears between a failed open and the wait is not missed.
 public final class DirectoryWatcher: Sendable {
     public let directory: String
-    private let source: SourceCanceller
-    private let queue: DispatchQueue
+    private let loop: EventLoop
+    /// A loop made for this watcher (a part used alone, its tests), stopped with it.
+    private let ownsLoop: Bool
+    private let descriptor: Int32
     private let state = Locked(State())
 
     private struct State: Sendable {
@@ -19,6 +20,7 @@ public final class DirectoryWatcher: Sendable {
         var waiter: CheckedContinuation<Void, Never>?
         /// Which wait a timeout belongs to, so a late timeout cannot end a later wait.
         var wait = 0
+        var timeout: DeferredWork?
     }
 
     /// inotify_init1(2) + inotify_add_watch(2). Fails when the directory does not exist.
@@ -32,22 +34,42 @@ public final class DirectoryWatcher: Sendable {
             throw SystemCallError("inotify_add_watch", directory, e)
         }
         self.directory = directory
-        queue = DispatchQueue(label: "ridegate.inotify")
-        let readable = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        let state = state
-        readable.setEventHandler {
-            // What changed does not matter, only that something did: drain the events and wake the waiter.
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            while buffer.withUnsafeMutableBytes({ Glibc.read(fd, $0.baseAddress, $0.count) }) > 0 {}
-            Self.wake(state) { $0.changed = true }
+        descriptor = fd
+        if let current = EventLoop.current {
+            loop = current
+            ownsLoop = false
+        } else {
+            do {
+                loop = try EventLoop()
+            } catch {
+                Glibc.close(fd)
+                throw error
+            }
+            ownsLoop = true
         }
-        readable.setCancelHandler { Glibc.close(fd) }
-        readable.resume()
-        source = SourceCanceller(readable)
+        let state = state
+        do throws(Errno) {
+            try loop.watch(fd) { _ in
+                // What changed does not matter, only that something did: drain the events and wake the waiter.
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                while buffer.withUnsafeMutableBytes({ Glibc.read(fd, $0.baseAddress, $0.count) }) > 0 {}
+                Self.wake(state) { $0.changed = true }
+            }
+        } catch {
+            Glibc.close(fd)
+            if ownsLoop { loop.stop() }
+            throw SystemCallError("epoll_ctl", directory, error)
+        }
     }
 
     deinit {
-        source.cancel()
+        // On the loop, so a read in progress there never meets a closed (or reused) descriptor.
+        let (loop, fd) = (loop, descriptor)
+        loop.execute {
+            loop.unwatch(fd)
+            Glibc.close(fd)
+        }
+        if ownsLoop { loop.stop() }
     }
 
     /// The deepest directory of `path` that exists now (a device's directory such as /dev/serial/by-id
@@ -79,14 +101,21 @@ public final class DirectoryWatcher: Sendable {
                     return s.wait
                 }
                 guard let wait else { return continuation.resume() }
-                queue.asyncAfter(deadline: .now() + timeout) {
+                let timer = loop.execute(after: timeout) {
                     Self.wake(state, only: wait) { _ in }
                 }
+                state.withLock { $0.timeout = timer }
             }
         } onCancel: {
             Self.wake(state) { $0.cancelled = true }
         }
-        state.withLock { $0.cancelled = false }
+        // Woken by a change: the timeout's timer need not wake the loop later.
+        let timer = state.withLock { s -> DeferredWork? in
+            s.cancelled = false
+            defer { s.timeout = nil }
+            return s.timeout
+        }
+        timer?.cancel()
     }
 
     /// Resumes the waiter, if there is one (and, with `only`, if it is still that wait); otherwise

@@ -1,4 +1,3 @@
-import Dispatch
 import Glibc
 
 /// An outgoing TCP connection (gpsd's socket), made off the caller's thread: name resolution and connect(2)
@@ -7,9 +6,7 @@ public enum TCPConnection {
     /// A connected socket to `host:port`, trying each address the name resolves to; `timeout` bounds each
     /// connect (SO_SNDTIMEO).
     public static func connect(host: String, port: Int, timeout: Double = 5) async throws(SystemCallError) -> FileDescriptor {
-        let result: Result<Int32, SystemCallError> = await withCheckedContinuation { done in
-            DispatchQueue.global().async { done.resume(returning: blockingConnect(host: host, port: port, timeout: timeout)) }
-        }
+        let result = try await BlockingThread.run("\(host):\(port)") { blockingConnect(host: host, port: port, timeout: timeout) }
         return FileDescriptor(rawValue: try result.get())
     }
 
