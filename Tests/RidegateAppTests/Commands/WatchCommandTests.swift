@@ -35,7 +35,7 @@ import Testing
         return text
     }
 
-    @Test("In tmux: heart rate, speed, ride, sensors and broker fill in; one screen redrawn in place; imperial units; offline shown")
+    @Test("In tmux: heart rate, speed, ride, sensors and broker fill in; one screen redrawn in place; imperial units; offline shown; Ctrl-C leaves")
     func watchInTmux() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rg-watch-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -45,7 +45,7 @@ import Testing
                                     ["demo", "--broker", "127.0.0.1:\(broker.port)", "--device-id", "w", "--speed", "10"], captureOutput: true)
         let session = "rgwatch\(getpid())"
         try await Self.tmux(["new-session", "-d", "-s", session, "-x", "110", "-y", "30",
-                           "\(RidegateAppTestsPaths.executable) watch --config \(dir)/c.toml --device-id w"])
+                           "\(RidegateAppTestsPaths.executable) watch --config \(dir)/c.toml --device-id w; echo watch exited $?; sleep 60"])
 
         let filled = try await Self.pane(session, timeout: TestTime.seconds(30)) { text in
             text.contains("bpm") && text.contains("mph") && text.contains("mi ·") && text.contains("demo-strap connected")
@@ -68,6 +68,10 @@ import Testing
         _ = await demo.waitForExit(timeout: TestTime.seconds(10))
         let offline = try await Self.pane(session, timeout: TestTime.seconds(15)) { $0.contains("Gateway    offline") }
         #expect(offline.contains("Gateway    offline"), "\(offline)")
+        // "Ctrl-C to leave", as the title says (it once did nothing: the signal watch ended with its owner).
+        _ = try await Self.tmux(["send-keys", "-t", session, "C-c"])
+        let left = try await Self.pane(session, timeout: TestTime.seconds(10)) { $0.contains("watch exited") }
+        #expect(left.contains("watch exited 0"), "\(left)")
         try await Self.tmux(["kill-server"])
     }
 

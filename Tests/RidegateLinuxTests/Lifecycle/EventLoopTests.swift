@@ -1,4 +1,5 @@
 import Glibc
+import RidegateCore
 import RidegateLinux
 import RidegateTestSupport
 import Testing
@@ -47,5 +48,50 @@ import Testing
         #expect(chunks == [[1], [2], [3]])
         try await TestTime.pause(0.1)
         #expect(!reader.isOpen, "the stream's end closes the descriptor")
+    }
+
+    @Test("Timers run in due order on the loop's thread, never early; a cancelled one never runs")
+    func timers() async throws {
+        let loop = try EventLoop()
+        defer { loop.stop() }
+        let fired = Locked<[(String, Double)]>([])
+        let start = SystemClock.monotonicSeconds()
+        let note: @Sendable (String) -> Void = { name in fired.withLock { $0.append((name, SystemClock.monotonicSeconds() - start)) } }
+        loop.execute(after: 0.15) { note("late") }
+        let cancelled = loop.execute(after: 0.05) { note("cancelled") }
+        loop.execute(after: 0.02) { note("early") }
+        loop.execute { note("now") }
+        cancelled.cancel()
+        await loop.sleep(seconds: 0.3)
+        let order = fired.withLock { $0 }
+        #expect(order.map(\.0) == ["now", "early", "late"], "\(order)")
+        #expect((order.first { $0.0 == "late" }?.1 ?? 0) >= 0.15, "\(order)")
+        #expect((order.first { $0.0 == "early" }?.1 ?? 0) >= 0.02, "\(order)")
+    }
+
+    @Test("A sleep on the loop lasts its time, and ends at once when its task is cancelled (also before it began)")
+    func sleeps() async throws {
+        let loop = try EventLoop()
+        defer { loop.stop() }
+        let start = SystemClock.monotonicSeconds()
+        await loop.sleep(seconds: 0.1)
+        #expect(SystemClock.monotonicSeconds() - start >= 0.1)
+
+        let long = Task { () -> Double in
+            let begin = SystemClock.monotonicSeconds()
+            await loop.sleep(seconds: 600)
+            return SystemClock.monotonicSeconds() - begin
+        }
+        await loop.sleep(seconds: 0.05)
+        long.cancel()
+        #expect(await long.value < 60)
+
+        let already = Task { () -> Double in
+            withUnsafeCurrentTask { $0?.cancel() }
+            let begin = SystemClock.monotonicSeconds()
+            await loop.sleep(seconds: 600)
+            return SystemClock.monotonicSeconds() - begin
+        }
+        #expect(await already.value < 60)
     }
 }
