@@ -31,6 +31,20 @@ import Testing
         #expect(w.finish() == #"{"s":"a \"quoted\"\\ line\n\u0001","n":null,"rr":[781.3,782.2],"z":[1,2]}"#)
     }
 
+    @Test("Any script passes through as UTF-8; every control character is escaped; integers to their ends")
+    func textAndIntegers() {
+        var w = JSONObjectWriter()
+        w.add("name", "Morgenfahrt nach Zürich — 北京 🚴")
+        w.add("c", "\u{0}\u{1F}\t\r\u{7F}")
+        w.add("min", Int.min)
+        w.add("max", Int.max)
+        w.add("zero", 0)
+        w.add("list", [-7, 0, 42])
+        #expect(w.finish() == #"{"name":"Morgenfahrt nach Zürich — 北京 🚴","c":"\u0000\u001f\t\r\#u{7F}","min":-9223372036854775808,"max":9223372036854775807,"zero":0,"list":[-7,0,42]}"#)
+        #expect(JSONObjectWriter.number(-12.5, decimals: 0) == "-13")
+        #expect(JSONObjectWriter.number(1e300, decimals: 2) == "1e+300")
+    }
+
     @Test("A finished object can be continued: members are added inside it, with or without members before")
     func extending() {
         var w = JSONObjectWriter(extending: #"{"bpm":72}"#)
