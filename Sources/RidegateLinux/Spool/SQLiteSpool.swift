@@ -60,7 +60,10 @@ public final class SQLiteSpool: @unchecked Sendable {
         }
         db = handle
         sqlite3_busy_timeout(handle, 2000)
-        try execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
+        // 1 KiB pages for a new file, as the ride log: each reading's transaction rewrites three pages (the
+        // spool's leaf, its sequence and a parent) in the WAL; at SQLite's default 4 KiB that is 12 KB per
+        // reading, 430 MB an hour at 10 Hz, on an SD card. An existing file keeps its page size.
+        try execute("PRAGMA page_size = 1024; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
         _ = try SQLiteSchema.migrate(handle, path: path, steps: Self.schema)
         // A damaged file must be found now, not as readings silently missing later.
         let check = try prepare("PRAGMA quick_check")
