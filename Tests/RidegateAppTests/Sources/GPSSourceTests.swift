@@ -55,9 +55,10 @@ extension Observed where Value == [SourceEvent] {
         try pty.controller.writeAll(Array((epoch(0) + epoch(1) + epoch(2)).utf8))
         #expect(await log.wait(timeout: 10) { $0.fixes.count >= 2 }.fixes.count >= 2)
 
-        // Unplug: the device node disappears.
-        pty.close()
+        // Unplug: the device node disappears. The link goes first: a reader reopening it in between would
+        // reach /dev/pts/N after the pty closed, a number the tests running beside this one reuse at once.
         try FileManager.default.removeItem(atPath: link)
+        pty.close()
         #expect(await log.wait(timeout: 10) { $0.states.contains(.noDevice) }.states.contains(.noDevice))
         let before = log.current.fixes.count
 
