@@ -35,8 +35,8 @@ int rg_epoll_add_readable(int epfd, int fd) {
     return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &event);
 }
 
-int rg_epoll_want_writable(int epfd, int fd, int writable) {
-    struct epoll_event event = {.events = EPOLLIN | EPOLLRDHUP | (writable ? EPOLLOUT : 0), .data = {.fd = fd}};
+int rg_epoll_interest(int epfd, int fd, int readable, int writable) {
+    struct epoll_event event = {.events = EPOLLRDHUP | (readable ? EPOLLIN : 0) | (writable ? EPOLLOUT : 0), .data = {.fd = fd}};
     return epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &event);
 }
 

@@ -17,8 +17,9 @@ int rg_clock_synchronised(void);
  * `hangups` whether each reported EPOLLHUP or EPOLLERR. */
 int rg_epoll_create(void);
 int rg_epoll_add_readable(int epfd, int fd);
-/* Also report `fd` when it can be written (EPOLLOUT), or stop: for output that waits in user space. */
-int rg_epoll_want_writable(int epfd, int fd, int writable);
+/* What wakes the loop for `fd` besides a hang-up (EPOLLRDHUP, HUP and ERR always do): data to read
+ * (EPOLLIN) and room to write (EPOLLOUT, for output that waits in user space). */
+int rg_epoll_interest(int epfd, int fd, int readable, int writable);
 int rg_epoll_remove(int epfd, int fd);
 int rg_epoll_wait(int epfd, int *fds, int *hangups, int capacity, int timeout_ms);
 /* eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC). */

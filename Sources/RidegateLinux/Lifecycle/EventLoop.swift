@@ -30,10 +30,13 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         var timers: [Timer] = []
         var nextTimerID: UInt64 = 1
         var handlers: [Int32: @Sendable (_ hungUp: Bool) -> Void] = [:]
+        /// Watched descriptors whose interest is not the default (readable only).
+        var interests: [Int32: Interest] = [:]
         var running = true
         /// While the loop is inside epoll_wait: until when (UInt64.max: no timeout). Only then does new work,
         /// or a timer due earlier, need the eventfd.
         var sleepingUntil: UInt64?
+        var wakeups = 0
     }
 
     /// The loop the current task runs on (bound by the gateway for its tasks, by `ridegate` for the whole
@@ -192,7 +195,10 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// EPOLLERR, which stay reported until the descriptor is unwatched: a handler that sees it with nothing to
     /// read must end). Level-triggered, so a handler that reads until EAGAIN sees everything. Any thread.
     public func watch(_ fd: Int32, readable: @escaping @Sendable (_ hungUp: Bool) -> Void) throws(Errno) {
-        state.withLock { $0.handlers[fd] = readable }
+        state.withLock { s in
+            s.handlers[fd] = readable
+            s.interests[fd] = nil
+        }
         guard rg_epoll_add_readable(epoll, fd) == 0 else {
             let error = Errno.current
             state.withLock { _ = $0.handlers.removeValue(forKey: fd) }
@@ -200,17 +206,49 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    /// Also calls `fd`'s handler when it can be written (`true`), or no longer (`false`): for a connection whose
-    /// output waits in user space (libmosquitto's queue). Level-triggered: turn it off once the output is out.
+    /// What, besides a hang-up, calls a watched descriptor's handler.
+    public struct Interest: Equatable, Sendable {
+        /// Data to read (on from `watch`). Off, the data waits in the kernel for the owner to read it on a turn
+        /// it has anyway (libmosquitto's acknowledgements while readings flow); a hang-up still calls the handler.
+        public var readable = true
+        /// Room to write: for a connection whose output waits in user space (libmosquitto's queue). Level-
+        /// triggered, so it is turned off once the output is out.
+        public var writable = false
+        public init(readable: Bool = true, writable: Bool = false) {
+            self.readable = readable
+            self.writable = writable
+        }
+    }
+
+    /// Changes what calls `fd`'s handler; the kernel is asked only when it differs from what it has. Any thread.
+    public func setInterest(_ fd: Int32, _ interest: Interest) {
+        let changed = state.withLock { s -> Bool in
+            guard s.handlers[fd] != nil, s.interests[fd, default: Interest()] != interest else { return false }
+            s.interests[fd] = interest
+            return true
+        }
+        if changed { _ = rg_epoll_interest(epoll, fd, interest.readable ? 1 : 0, interest.writable ? 1 : 0) }
+    }
+
+    /// Also calls `fd`'s handler when it can be written (`true`), or no longer (`false`).
     public func wantWritable(_ fd: Int32, _ writable: Bool) {
-        _ = rg_epoll_want_writable(epoll, fd, writable ? 1 : 0)
+        var interest = state.withLock { $0.interests[fd, default: Interest()] }
+        interest.writable = writable
+        setInterest(fd, interest)
     }
 
     /// Stops calling the handler for `fd` (before it is closed).
     public func unwatch(_ fd: Int32) {
         _ = rg_epoll_remove(epoll, fd)
-        state.withLock { _ = $0.handlers.removeValue(forKey: fd) }
+        state.withLock { s in
+            s.handlers.removeValue(forKey: fd)
+            s.interests.removeValue(forKey: fd)
+        }
     }
+
+    /// How often the loop has come back from waiting in the kernel (for data, a timer or new work): what a
+    /// battery pays for. For tests and benchmarks.
+    public var wakeups: Int { state.withLock { $0.wakeups } }
 
     /// Ends the loop after the work already queued (timers not yet due are dropped); its thread exits.
     public func stop() {
@@ -218,7 +256,16 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         signal()
     }
 
+    /// Timer callbacks and descriptor handlers run outside any task, so they see the loop as `current` through
+    /// the thread's binding: work they set up (the GPS watchdog re-arming itself, an LED's next edge) stays on
+    /// the loop instead of falling back to Dispatch, whose pool would wake every second from then on.
     private func run() {
+        EventLoop.$current.withValue(self) { turns() }
+        Glibc.close(wake)
+        Glibc.close(epoll)
+    }
+
+    private func turns() {
         var ready = [Int32](repeating: -1, count: 32)
         var hangups = [Int32](repeating: 0, count: 32)
         while true {
@@ -252,7 +299,10 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
             let count = ready.withUnsafeMutableBufferPointer { fds in
                 hangups.withUnsafeMutableBufferPointer { rg_epoll_wait(epoll, fds.baseAddress, $0.baseAddress, Int32(fds.count), timeout) }
             }
-            state.withLock { $0.sleepingUntil = nil }
+            state.withLock { s in
+                s.sleepingUntil = nil
+                s.wakeups += 1
+            }
             if count < 0 {
                 // EINTR: wait again. Anything else means the epoll descriptor itself is gone: spinning on it
                 // would burn the Pi's battery, so the loop ends (and says so on stderr, its last word).
@@ -277,7 +327,5 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
                 handler(hungUp != 0)
             }
         }
-        Glibc.close(wake)
-        Glibc.close(epoll)
     }
 }

@@ -4,7 +4,8 @@ import RidegateCore
 
 /// An MQTT connection through libmosquitto, driven by the gateway's event loop: the loop watches the
 /// connection's socket and calls libmosquitto's read, write and keepalive steps (its "external loop" API),
-/// so a reading is written to the socket in the turn that produced it and a PUBACK costs one wakeup. No
+/// so a reading is written to the socket in the turn that produced it, and its PUBACK is read in the turn
+/// of the next reading (see `flush`): while readings flow, acknowledgements wake nothing of their own. No
 /// network thread of libmosquitto's; the blocking connect (DNS, TCP, TLS handshake) runs on a thread of its
 /// own while the loop leaves the connection alone.
 ///
@@ -62,6 +63,12 @@ public final class MosquittoClient: @unchecked Sendable {
         var connectionWaiters: [CheckedContinuation<Void, Never>] = []
         /// Stored readings acknowledged and not yet removed from the spool (see `retireAcknowledged`).
         var acknowledged: [Int64] = []
+        /// The loop does not wake for the broker's bytes: they are read at the start of the next turn that
+        /// publishes, or by `ackSweep` (see `flush`).
+        var readsDeferred = false
+        var ackSweep: DeferredWork?
+        /// Something was published since the last `flush` (libmosquitto writes at once when it can).
+        var published = false
         init(delivery: DeliveryState, backoff: ReconnectBackoff) {
             self.delivery = delivery
             self.backoff = backoff
@@ -244,15 +251,47 @@ public final class MosquittoClient: @unchecked Sendable {
     }
 
     /// Writes what libmosquitto has queued; what the socket cannot take yet waits for EPOLLOUT.
+    ///
+    /// While live readings flow, a turn that wrote does not ask to be woken for the answers: the broker's
+    /// acknowledgements (a PUBACK a few hundred microseconds later) wait in the socket until the next turn
+    /// that publishes reads them first (`collectDeferredReads`), so a 10 Hz GPS costs one wakeup per fix, not
+    /// two, and its acknowledgements leave the spool in that turn's transaction. When no such turn comes,
+    /// `ackSweep` reads them `acknowledgementDelay` later. A hang-up still wakes the loop at once; so does
+    /// anything while connecting, replaying or shutting down, which waits on the broker's answers.
     private func flush() {
         guard case .open(let socket) = connection.phase else { return }
+        let wrote = connection.published || mosquitto_want_write(handle)
+        connection.published = false
         if mosquitto_want_write(handle) {
             connection.lastWritten = SystemClock.monotonicSeconds()
             noticeClosed(mosquitto_loop_write(handle, 1))
         }
         // The write may have failed and ended the connection.
         guard case .open = connection.phase else { return }
-        loop.wantWritable(socket, mosquitto_want_write(handle))
+        let deferReads = wrote && connection.delivery.online && connection.delivery.sendsNewReadingsAtOnce
+            && connection.offlineMessage == nil && !stopping.withLock({ $0 })
+        connection.readsDeferred = deferReads
+        connection.ackSweep?.cancel()
+        connection.ackSweep = deferReads ? loop.execute(after: Self.acknowledgementDelay) { [self] in sweepAcknowledgements() } : nil
+        loop.setInterest(socket, EventLoop.Interest(readable: !deferReads, writable: mosquitto_want_write(handle)))
+    }
+
+    /// Longest a deferred acknowledgement waits in the socket when no reading comes to collect it.
+    public static let acknowledgementDelay = 2.0
+
+    /// At the start of a turn that publishes: what the broker sent since the last one (its acknowledgements).
+    private func collectDeferredReads() {
+        guard connection.readsDeferred, case .open = connection.phase else { return }
+        noticeClosed(mosquitto_loop_read(handle, 1))
+    }
+
+    /// No reading came to collect the acknowledgements: read them now, retire them from the spool (no
+    /// reading's transaction will take them along), and wake for the broker again.
+    private func sweepAcknowledgements() {
+        connection.ackSweep = nil
+        guard connection.readsDeferred else { return }
+        readable()
+        retirePending()
     }
 
     /// Sleeps until the keepalive is due (no traffic either way for `keepalive` seconds), then lets
@@ -317,6 +356,8 @@ public final class MosquittoClient: @unchecked Sendable {
             defer { waiting.removeAll(keepingCapacity: true) }
             return waiting
         }
+        // The acknowledgements that arrived since the last turn leave the spool in this turn's transaction.
+        collectDeferredReads()
         let readings = batch.filter(Self.isStored)
         var ids: [Int64] = []
         do {
@@ -388,6 +429,7 @@ public final class MosquittoClient: @unchecked Sendable {
     public func backlog() async -> (depth: Int64, dropped: Int64, connects: Int, replayed: Int) {
         await withCheckedContinuation { continuation in
             loop.execute { [self] in
+                collectDeferredReads()
                 retirePending()
                 continuation.resume(returning: (store.depth(), store.dropped, connection.delivery.connects, connection.delivery.replayedCount))
             }
@@ -402,6 +444,7 @@ public final class MosquittoClient: @unchecked Sendable {
     private func send(topic full: String, payload: String, qos: Int, retain: Bool, mid: UnsafeMutablePointer<Int32>? = nil) -> Int32 {
         var text = payload
         connection.lastWritten = SystemClock.monotonicSeconds()
+        connection.published = true
         let rc = text.withUTF8 { bytes in
             mosquitto_publish(handle, mid, full, Int32(bytes.count), bytes.baseAddress, Int32(qos), retain)
         }
@@ -470,6 +513,10 @@ public final class MosquittoClient: @unchecked Sendable {
         let depth = await withCheckedContinuation { (done: CheckedContinuation<Int64, Never>) in
             loop.execute { [self] in
                 connection.keepalive?.cancel()
+                connection.ackSweep?.cancel()
+                connection.ackSweep = nil
+                collectDeferredReads()
+                connection.readsDeferred = false
                 if case .open(let socket) = connection.phase {
                     mosquitto_disconnect(handle)
                     _ = mosquitto_loop_write(handle, 1)
@@ -557,6 +604,9 @@ public final class MosquittoClient: @unchecked Sendable {
         loop.unwatch(socket)
         connection.keepalive?.cancel()
         connection.keepalive = nil
+        connection.ackSweep?.cancel()
+        connection.ackSweep = nil
+        connection.readsDeferred = false
         // The next connection's replay starts from the spool: what this one delivered must not be in it.
         retirePending()
         let wasConnected = connectedFlag.withLock { was in
@@ -598,7 +648,7 @@ public final class MosquittoClient: @unchecked Sendable {
     }
 
     /// Removes the acknowledged readings still in the spool: when no reading came to take them along (the
-    /// keepalive's wake), before the spool's depth is read or a replay starts from it, at shutdown. So an
+    /// acknowledgement sweep, the keepalive's wake), before the spool's depth is read or a replay starts from it, at shutdown. So an
     /// acknowledged reading stays stored at most until one of those; a crash meanwhile sends it again (same seq).
     private func retirePending() {
         guard !connection.acknowledged.isEmpty else { return }

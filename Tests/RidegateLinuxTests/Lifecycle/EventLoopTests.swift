@@ -69,6 +69,41 @@ import Testing
         #expect((order.first { $0.0 == "early" }?.1 ?? 0) >= 0.02, "\(order)")
     }
 
+    @Test("Timer callbacks and descriptor handlers see their loop as current, so work they defer stays on it")
+    func callbacksSeeTheirLoop() async throws {
+        let loop = try EventLoop()
+        defer { loop.stop() }
+        let loopThread = Locked<UInt>(0)
+        let seen = Locked<[(String, Bool, UInt)]>([])
+        let note: @Sendable (String) -> Void = { name in
+            seen.withLock { $0.append((name, EventLoop.current === loop, UInt(pthread_self()))) }
+        }
+        var fds: [Int32] = [-1, -1]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
+        let (reader, writer) = (fds[0], fds[1])
+        defer { close(reader); close(writer) }
+        try loop.watch(reader) { _ in
+            var byte: UInt8 = 0
+            _ = read(reader, &byte, 1)
+            note("handler")
+        }
+        loop.execute(after: 0.01) {
+            loopThread.withLock { $0 = UInt(pthread_self()) }
+            note("timer")
+            // Re-armed from inside a timer, as the GPS watchdog does: it must run on the loop's thread too.
+            DeferredWork.after(0.01) { note("deferred") }
+        }
+        var b: UInt8 = 1
+        _ = send(writer, &b, 1, 0)
+        await loop.sleep(seconds: 0.2)
+        loop.unwatch(reader)
+        let thread = loopThread.withLock { $0 }
+        let all = seen.withLock { $0 }
+        #expect(Set(all.map(\.0)) == ["handler", "timer", "deferred"], "\(all.map(\.0))")
+        #expect(all.allSatisfy { $0.1 }, "\(all.map { ($0.0, $0.1) })")
+        #expect(all.allSatisfy { $0.2 == thread }, "every callback on the loop's own thread")
+    }
+
     @Test("A sleep on the loop lasts its time, and ends at once when its task is cancelled (also before it began)")
     func sleeps() async throws {
         let loop = try EventLoop()

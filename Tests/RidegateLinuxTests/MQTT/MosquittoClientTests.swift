@@ -13,10 +13,10 @@ import Testing
     }
 
     /// A client on `store` (keepalive 5 s), connected, and a subscriber to everything it publishes.
-    func onlineClient(broker: MosquittoBroker, store: any ReadingStore) async throws -> (MosquittoClient, MQTTSubscriber) {
+    func onlineClient(broker: MosquittoBroker, store: any ReadingStore, loop: EventLoop? = nil) async throws -> (MosquittoClient, MQTTSubscriber) {
         let settings = MQTTSettings(host: "127.0.0.1", port: broker.port, clientID: "test-\(UUID().uuidString.prefix(8))", keepaliveSeconds: 5,
                                     reconnectMinSeconds: 1, reconnectMaxSeconds: 1, statusTopic: "rg/t/status")
-        let c = try MosquittoClient(settings: settings, topicPrefix: "rg/t", store: store, logger: CapturingLogHandler().logger())
+        let c = try MosquittoClient(settings: settings, topicPrefix: "rg/t", store: store, loop: loop, logger: CapturingLogHandler().logger())
         let sub = try MQTTSubscriber(port: broker.port, topic: "rg/t/#")
         try c.start()
         await sub.wait(timeout: 10) { $0.contains { $0.topic == "rg/t/status" && $0.payload == "online" } }
@@ -96,7 +96,7 @@ import Testing
         await c.shutdown()
     }
 
-    @Test("While readings flow, the acknowledged ones leave the spool in the next reading's transaction; when none comes, at the keepalive")
+    @Test("While readings flow, the acknowledged ones leave the spool in the next reading's transaction; when none comes, at the acknowledgement sweep")
     func acknowledgementsRideAlongWithTheNextReadings() async throws {
         let broker = try MosquittoBroker()
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("rg-ride-along-\(UUID().uuidString).sqlite").path
@@ -111,15 +111,49 @@ import Testing
         let flowing = store.calls.withLock { $0 }
         #expect(flowing.removes.isEmpty, "a transaction of its own per acknowledgement: \(flowing.removes)")
         #expect(flowing.removedAlong.count >= 8, "acknowledgements carried by the next readings: \(flowing.removedAlong)")
-        // No more readings: the last acknowledgement leaves the spool file when the keepalive is due (5 s idle).
+        // No more readings: the last acknowledgement is read, and leaves the spool file, at the sweep
+        // (`acknowledgementDelay`, 2 s), before the keepalive (5 s idle) would have looked.
         var rows: Int64 = -1
-        for _ in 0..<40 {
+        for _ in 0..<14 {
             rows = try SQLiteSpool(path: path).checkedDepth()
             if rows == 0 { break }
             try await Task.sleep(nanoseconds: 250_000_000)
         }
         #expect(rows == 0)
         #expect(store.calls.withLock { $0.removes.count } == 1)
+        await c.shutdown()
+    }
+
+    @Test("While readings flow, a PUBACK wakes nothing of its own (the next reading's turn reads it); a broker that goes away is still seen at once")
+    func acknowledgementsWakeNothingOfTheirOwn() async throws {
+        let broker = try MosquittoBroker()
+        let loop = try EventLoop()
+        defer { loop.stop() }
+        let store = MemoryReadingStore()
+        let (c, sub) = try await onlineClient(broker: broker, store: store, loop: loop)
+        try await Task.sleep(nanoseconds: 300_000_000) // the connect's own traffic (online, its PUBACK) is over
+        let before = loop.wakeups
+        for i in 1...20 {
+            c.publish(Publication(topic: "n", payload: #"{"i":\#(i)}"#, sequence: i))
+            await sub.wait(timeout: 10) { $0.contains { $0.topic == "rg/t/n" && $0.json["i"] as? Int == i } }
+            try await Task.sleep(nanoseconds: 30_000_000) // its PUBACK is back by now
+        }
+        let woken = loop.wakeups - before
+        // Each reading wakes the loop once (handed over from this thread); woken for its PUBACK too, it would be 40.
+        #expect(woken <= 28, "wakeups for 20 readings: \(woken)")
+        #expect(await c.backlog().depth == 0, "every reading acknowledged")
+        // Nothing asks for the broker's bytes now, but its hang-up wakes the loop: lost at once, not at the
+        // acknowledgement sweep (\(MosquittoClient.acknowledgementDelay) s) or the keepalive.
+        c.publish(Publication(topic: "n", payload: #"{"i":21}"#, sequence: 21))
+        try await Task.sleep(nanoseconds: 50_000_000)
+        broker.stop()
+        var lost = false
+        for _ in 0..<10 where !lost {
+            try await Task.sleep(nanoseconds: 100_000_000)
+            lost = !c.isConnected
+        }
+        #expect(lost, "the broker's going seen within a second")
+        sub.stop()
         await c.shutdown()
     }
 
