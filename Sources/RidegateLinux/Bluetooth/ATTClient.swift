@@ -12,6 +12,8 @@ public actor ATTClient {
     public nonisolated let notifications: AsyncStream<(handle: UInt16, value: [UInt8])>
     private let notify: AsyncStream<(handle: UInt16, value: [UInt8])>.Continuation
     private var pending: (id: Int, continuation: CheckedContinuation<ATTPDU, Error>)?
+    /// The pending request's 30 s timer, called off when the transaction ends another way.
+    private var transactionTimer: DeferredWork?
     private var nextID = 0
     private var closed: ATTClientError?
 
@@ -35,10 +37,17 @@ public actor ATTClient {
         return reason
     }
 
+    /// Ends the pending transaction's bookkeeping (its timer too) and hands over its continuation.
+    private func takePending() -> (id: Int, continuation: CheckedContinuation<ATTPDU, Error>)? {
+        transactionTimer?.cancel()
+        transactionTimer = nil
+        defer { pending = nil }
+        return pending
+    }
+
     private func close(_ reason: ATTClientError) {
         closed = reason
-        pending?.continuation.resume(throwing: reason)
-        pending = nil
+        takePending()?.continuation.resume(throwing: reason)
         notify.finish()
     }
 
@@ -48,9 +57,8 @@ public actor ATTClient {
             pdu = try ATTPDU(decoding: bytes)
         } catch {
             // A malformed response still ends the transaction it answers; anything else is dropped.
-            if let p = pending, let op = bytes.first, op & 0x01 == 1 || op == 0x01 {
-                pending = nil
-                p.continuation.resume(throwing: ATTClientError.malformed(error.description))
+            if pending != nil, let op = bytes.first, op & 0x01 == 1 || op == 0x01 {
+                takePending()?.continuation.resume(throwing: ATTClientError.malformed(error.description))
             }
             return
         }
@@ -64,9 +72,7 @@ public actor ATTClient {
             // A peripheral may start its own exchange; answer with ours (§3.4.2.2).
             try? bearer.send(ATTPDU.exchangeMTUResponse(mtu: 247).encoded)
         default:
-            guard let p = pending else { return }
-            pending = nil
-            p.continuation.resume(returning: pdu)
+            takePending()?.continuation.resume(returning: pdu)
         }
     }
 
@@ -89,7 +95,7 @@ public actor ATTClient {
                     continuation.resume(throwing: ATTClientError.link("send: \(error)"))
                     return
                 }
-                DeferredWork.after(timeout) { [weak self] in
+                transactionTimer = DeferredWork.after(timeout) { [weak self] in
                     Task { await self?.expire(id) }
                 }
             }
@@ -105,8 +111,7 @@ public actor ATTClient {
     }
 
     private func expire(_ id: Int) {
-        guard let p = pending, p.id == id else { return }
-        pending = nil
+        guard pending?.id == id, let p = takePending() else { return }
         p.continuation.resume(throwing: ATTClientError.timeout)
         // After a transaction timeout no more requests may be sent on this bearer (§3.3.3).
         closed = .timeout
