@@ -77,7 +77,8 @@ public enum ReadableChunks {
             }
             do throws(Errno) {
                 try loop.watch(fd.rawValue) { hungUp in
-                    // Until EAGAIN or end of file (see the Dispatch version for why never to stop at a short read).
+                    // Until a short read, EAGAIN or end of file. (The Dispatch version must drain to EAGAIN;
+                    // this loop's epoll is level-triggered and reports a packet or a hang-up left behind again.)
                     var readAny = false
                     while true {
                         do throws(Errno) {
@@ -89,6 +90,10 @@ public enum ReadableChunks {
                             }
                             readAny = true
                             continuation.yield(Array(buffer.bytes[0..<n]))
+                            // A short read took all there was. The loop is level-triggered: what arrives
+                            // later, or the end, is reported again. So no read just to hear EAGAIN (one
+                            // system call of a GPS epoch's few).
+                            if n < buffer.bytes.count { return }
                         } catch {
                             if error == .wouldBlock {
                                 // Hung up with nothing left to read: the end (epoll would report it forever).
