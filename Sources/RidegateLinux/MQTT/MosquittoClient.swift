@@ -291,7 +291,7 @@ public final class MosquittoClient: @unchecked Sendable {
         connection.ackSweep = nil
         guard connection.readsDeferred else { return }
         readable()
-        retirePending()
+        retirePending() // what no reading's transaction will take along
     }
 
     /// Sleeps until the keepalive is due (no traffic either way for `keepalive` seconds), then lets
