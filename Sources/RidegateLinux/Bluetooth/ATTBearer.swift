@@ -5,7 +5,7 @@ import RidegateCore
 /// L2CAP LE socket on the ATT fixed channel (CID 4); in tests and the demo, one end of a
 /// `socketpair(AF_UNIX, SOCK_SEQPACKET)`, which has the same semantics.
 ///
-/// Reads only ever happen after epoll says the socket is readable (a Dispatch read source): Debian's 6.1
+/// Reads only ever happen after epoll says the socket is readable (`ReadableChunks` on the event loop): Debian's 6.1
 /// kernel can leave a blocking read(2) on an L2CAP socket asleep forever although the reply has arrived.
 public final class ATTBearer: Sendable {
     /// Closed by the read source when the link ends; a send or disconnect after that does nothing (the

@@ -30,7 +30,7 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         var timers: [Timer] = []
         var nextTimerID: UInt64 = 1
         var handlers: [Int32: @Sendable (_ hungUp: Bool) -> Void] = [:]
-        /// Watched descriptors whose interest is not the default (readable only).
+        /// What each watched descriptor asks for, once changed (absent: readable only, as `watch` registers it).
         var interests: [Int32: Interest] = [:]
         var running = true
         /// While the loop is inside epoll_wait: until when (UInt64.max: no timeout). Only then does new work,

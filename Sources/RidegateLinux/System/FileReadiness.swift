@@ -1,28 +1,13 @@
-import Dispatch
-
 /// Waits, without holding a thread, until a descriptor is writable (a connect(2) in progress has
-/// finished) or a timeout passes: the event loop's epoll and a timer of its own, first one wins (off any
-/// loop, a part used alone: a Dispatch write source and timer).
+/// finished) or a timeout passes: the event loop's epoll and a timer of its own, first one wins.
 public enum FileReadiness {
     public static func writable(_ fd: FileDescriptor, timeout: Double) async -> Bool {
         if let loop = EventLoop.current { return await writable(fd, timeout: timeout, on: loop) }
-        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            let queue = DispatchQueue(label: "ridegate.writable")
-            let done = Locked(false)
-            let source = DispatchSource.makeWriteSource(fileDescriptor: fd.rawValue, queue: queue)
-            let timer = DispatchSource.makeTimerSource(queue: queue)
-            let finish = { (result: Bool) in
-                guard done.withLock({ d -> Bool in defer { d = true }; return !d }) else { return }
-                source.cancel()
-                timer.cancel()
-                continuation.resume(returning: result)
-            }
-            source.setEventHandler { finish(true) }
-            timer.setEventHandler { finish(false) }
-            timer.schedule(deadline: .now() + timeout)
-            source.resume()
-            timer.resume()
-        }
+        // Off any loop (a part used alone): a loop of its own for this wait. One that cannot be made leaves
+        // the answer to the caller's connect result.
+        guard let own = try? EventLoop() else { return true }
+        defer { own.stop() }
+        return await writable(fd, timeout: timeout, on: own)
     }
 
     private static func writable(_ fd: FileDescriptor, timeout: Double, on loop: EventLoop) async -> Bool {

@@ -1,8 +1,7 @@
-import Dispatch
 import Glibc
 
-/// The bytes arriving on a descriptor, as an async sequence of chunks. A Dispatch read source (epoll
-/// underneath) wakes only when data is there: no polling, no thread parked in read(2).
+/// The bytes arriving on a descriptor, as an async sequence of chunks. The event loop's epoll wakes only
+/// when data is there: no polling, no thread parked in read(2).
 ///
 /// The sequence finishes at end of file, and throws on a read error (EIO when a USB serial device is
 /// unplugged). Cancelling the consuming task cancels the source, which then closes the descriptor.
@@ -28,43 +27,23 @@ public enum ReadableChunks {
             return AsyncThrowingStream { $0.finish(throwing: SystemCallError("fcntl", label, error)) }
         }
         if let loop = EventLoop.current { return stream(fd, label: label, on: loop, close: close) }
-        return AsyncThrowingStream(bufferingPolicy: .bufferingNewest(256)) { continuation in
-            let queue = DispatchQueue(label: "ridegate.read.\(label)")
-            let source = DispatchSource.makeReadSource(fileDescriptor: fd.rawValue, queue: queue)
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 1)
-            source.setEventHandler {
-                // Drain until EAGAIN or end of file. Never stop at a short read: on a packet socket (L2CAP,
-                // SEQPACKET) every read is one short packet, and a peer that sends and hangs up at once gets one
-                // wakeup for both, after which epoll forgets the descriptor: stopping early would miss the end.
-                while true {
-                    do throws(Errno) {
-                        let n = try fd.read(into: buffer)
-                        if n == 0 {
-                            continuation.finish()
-                            source.cancel()
-                            return
-                        }
-                        continuation.yield(Array(buffer[0..<n]))
-                    } catch {
-                        if error == .wouldBlock { return }
-                        continuation.finish(throwing: SystemCallError("read", label, error))
-                        source.cancel()
-                        return
-                    }
-                }
-            }
-            source.setCancelHandler {
-                close()
-                buffer.deallocate()
-            }
-            let cancel = SourceCanceller(source)
-            continuation.onTermination = { _ in cancel.cancel() }
-            source.resume()
+        // Off any loop (a part tested on its own): a loop of its own for as long as the stream lasts, so there
+        // is one way to read a descriptor.
+        let own: EventLoop
+        do {
+            own = try EventLoop()
+        } catch {
+            close()
+            return AsyncThrowingStream { $0.finish(throwing: error) }
+        }
+        return stream(fd, label: label, on: own) {
+            close()
+            own.stop()
         }
     }
 
-    /// The same on the gateway's event loop: the loop's epoll wakes for the descriptor, and the read, the
-    /// consuming task and what it does next share that one wakeup.
+    /// On `loop`: its epoll wakes for the descriptor, and the read, the consuming task and what it does next
+    /// share that one wakeup.
     private static func stream(_ fd: FileDescriptor, label: String, on loop: EventLoop,
                                close: @escaping @Sendable () -> Void) -> AsyncThrowingStream<[UInt8], Error> {
         AsyncThrowingStream(bufferingPolicy: .bufferingNewest(256)) { continuation in
@@ -77,8 +56,8 @@ public enum ReadableChunks {
             }
             do throws(Errno) {
                 try loop.watch(fd.rawValue) { hungUp in
-                    // Until a short read, EAGAIN or end of file. (The Dispatch version must drain to EAGAIN;
-                    // this loop's epoll is level-triggered and reports a packet or a hang-up left behind again.)
+                    // Until a short read, EAGAIN or end of file: the loop's epoll is level-triggered, so a packet
+                    // or a hang-up left behind is reported again.
                     var readAny = false
                     while true {
                         do throws(Errno) {
