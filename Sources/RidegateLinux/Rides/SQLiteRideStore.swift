@@ -86,15 +86,16 @@ public final class SQLiteRideStore: @unchecked Sendable {
         db = handle
         sqlite3_busy_timeout(handle, 2000)
         guard !readOnly else { return }
-        // Small pages for a new file: each batch rewrites a handful of pages in the WAL, and at 1 KiB instead of
-        // SQLite's 4 KiB the SD card sees a quarter of the bytes (scripts/bench measures it). An existing file
-        // keeps its page size.
-        try execute("PRAGMA page_size = 1024; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
+        // scripts/bench measures what the small pages save on the SD card.
+        try SQLiteCalls.configureWritable(handle, path: path)
         let migration = try SQLiteSchema.migrate(handle, path: path, steps: Self.schema)
         if migration.from < 2, migration.to >= 2 { try nameUnnamedRides() }
     }
 
     deinit { sqlite3_close(db) }
+
+    /// What the ride log's page cache holds now, in bytes: bounded however long the rides get.
+    public var pageCacheBytes: Int { SQLiteCalls.pageCacheBytes(db) }
 
     /// Stores a batch of points in one transaction, each in the ride it belongs to. Points are stored with
     /// the distance the gateway measured; a continued ride's distance carries on from where it stopped.

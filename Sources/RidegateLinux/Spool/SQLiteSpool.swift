@@ -60,10 +60,9 @@ public final class SQLiteSpool: @unchecked Sendable {
         }
         db = handle
         sqlite3_busy_timeout(handle, 2000)
-        // 1 KiB pages for a new file, as the ride log: each reading's transaction rewrites three pages (the
-        // spool's leaf, its sequence and a parent) in the WAL; at SQLite's default 4 KiB that is 12 KB per
-        // reading, 430 MB an hour at 10 Hz, on an SD card. An existing file keeps its page size.
-        try execute("PRAGMA page_size = 1024; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
+        // Each reading's transaction rewrites three pages (the spool's leaf, its sequence and a parent) in the
+        // WAL: at SQLite's default 4 KiB pages that would be 430 MB an hour at 10 Hz, on an SD card.
+        try SQLiteCalls.configureWritable(handle, path: path)
         _ = try SQLiteSchema.migrate(handle, path: path, steps: Self.schema)
         // A damaged file must be found now, not as readings silently missing later.
         let check = try prepare("PRAGMA quick_check")
@@ -285,6 +284,9 @@ public final class SQLiteSpool: @unchecked Sendable {
 
     private func execute(_ sql: String) throws(SpoolError) { try SQLiteCalls.execute(db, sql, path: path) }
     private func prepare(_ sql: String) throws(SpoolError) -> OpaquePointer { try SQLiteCalls.prepare(db, sql, path: path) }
+    /// What the spool's page cache holds now, in bytes: bounded however large the file grows.
+    public var pageCacheBytes: Int { SQLiteCalls.pageCacheBytes(db) }
+
     private func scalar(_ sql: String) throws(SpoolError) -> Int64 { try SQLiteCalls.scalar(db, sql, path: path) }
     private func error(_ operation: String) -> SpoolError { SQLiteCalls.error(db, operation, path: path) }
     private func bindText(_ statement: OpaquePointer, _ index: Int32, _ text: String) { SQLiteCalls.bindText(statement, index, text) }

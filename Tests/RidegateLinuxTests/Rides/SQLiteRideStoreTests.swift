@@ -53,6 +53,16 @@ import Testing
         #expect(try store.points(ride: rides[0].id).isEmpty)
     }
 
+    @Test("A long ride's log keeps a small page cache (SQLite's default would take 2 MB)")
+    func boundedPageCache() throws {
+        let store = try SQLiteRideStore(path: path(), newRideAfter: 1800)
+        for batch in 0..<60 { // an hour and a half at 5 points a second: about 2 MB
+            try store.record((0..<450).map { i in let t = Double(batch * 450 + i) / 5; return point(t, distance: t * 5) })
+        }
+        #expect(store.pageCacheBytes > 64 * 1024, "the cache measure reads nothing: \(store.pageCacheBytes) bytes")
+        #expect(store.pageCacheBytes <= 300 * 1024, "\(store.pageCacheBytes) bytes of page cache for the ride log")
+    }
+
     @Test("The file is private (0600) whatever the umask")
     func fileModeAndVersion() throws {
         let file = path()

@@ -50,6 +50,16 @@ import Testing
         #expect(try SQLiteSpool(path: file).dropped == dropped)
     }
 
+    @Test("The page cache stays small however large the spool grows (SQLite's default would take 2 MB)")
+    func boundedPageCache() throws {
+        let spool = try SQLiteSpool(path: path())
+        let payload = String(repeating: "x", count: 200)
+        for _ in 0..<8_000 { try spool.append(topic: "heart_rate", payload: payload, qos: 1) } // about 2 MB
+        _ = try spool.pending(after: 0, limit: 500)
+        #expect(spool.pageCacheBytes > 64 * 1024, "the cache measure reads nothing: \(spool.pageCacheBytes) bytes")
+        #expect(spool.pageCacheBytes <= 300 * 1024, "\(spool.pageCacheBytes) bytes of page cache for one spool")
+    }
+
     @Test("A reading and its seq are stored in one step: after a reopen both are there, the seq as the newest")
     func readingAndSequenceTogether() throws {
         let file = path()
