@@ -60,8 +60,8 @@ public final class SQLiteSpool: @unchecked Sendable {
         }
         db = handle
         sqlite3_busy_timeout(handle, 2000)
-        // Each reading's transaction rewrites three pages (the spool's leaf, its sequence and a parent) in the
-        // WAL: at SQLite's default 4 KiB pages that would be 430 MB an hour at 10 Hz, on an SD card.
+        // Each reading's transaction rewrites three pages in the WAL (the spool's leaf, the topic's `sequence`
+        // row, AUTOINCREMENT's `sqlite_sequence`): at SQLite's default 4 KiB pages, 430 MB an hour at 10 Hz.
         try SQLiteCalls.configureWritable(handle, path: path)
         _ = try SQLiteSchema.migrate(handle, path: path, steps: Self.schema)
         // A damaged file must be found now, not as readings silently missing later.
@@ -282,11 +282,11 @@ public final class SQLiteSpool: @unchecked Sendable {
         guard sqlite3_step(statement) == SQLITE_DONE else { throw error(operation) }
     }
 
-    private func execute(_ sql: String) throws(SpoolError) { try SQLiteCalls.execute(db, sql, path: path) }
-    private func prepare(_ sql: String) throws(SpoolError) -> OpaquePointer { try SQLiteCalls.prepare(db, sql, path: path) }
     /// What the spool's page cache holds now, in bytes: bounded however large the file grows.
     public var pageCacheBytes: Int { SQLiteCalls.pageCacheBytes(db) }
 
+    private func execute(_ sql: String) throws(SpoolError) { try SQLiteCalls.execute(db, sql, path: path) }
+    private func prepare(_ sql: String) throws(SpoolError) -> OpaquePointer { try SQLiteCalls.prepare(db, sql, path: path) }
     private func scalar(_ sql: String) throws(SpoolError) -> Int64 { try SQLiteCalls.scalar(db, sql, path: path) }
     private func error(_ operation: String) -> SpoolError { SQLiteCalls.error(db, operation, path: path) }
     private func bindText(_ statement: OpaquePointer, _ index: Int32, _ text: String) { SQLiteCalls.bindText(statement, index, text) }
