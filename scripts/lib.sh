@@ -22,6 +22,11 @@ RIDEGATE_RUNTIME_PACKAGES=(mosquitto mosquitto-clients openssl python3-gpxpy gps
 # Only the tests start these (the demo does not need them): chronyd, run with -x so the host clock is left alone.
 RIDEGATE_TEST_PACKAGES=(chrony tmux)
 
+# A TCP port on loopback that nothing listens on now (for a private mosquitto).
+free_port() {
+    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
 # Swift: this machine's toolchain if present, else apt's swiftlang (Raspberry Pi OS trixie, Debian 13).
 ensure_swift() {
     command -v swift >/dev/null 2>&1 && return 0
