@@ -59,10 +59,16 @@ public final class SQLiteSpool: @unchecked Sendable {
             throw SpoolError(path: path, operation: "open", message: message, code: code)
         }
         db = handle
-        sqlite3_busy_timeout(handle, 2000)
         // Each reading's transaction rewrites three pages in the WAL (the spool's leaf, the topic's `sequence`
         // row, AUTOINCREMENT's `sqlite_sequence`): at SQLite's default 4 KiB pages, 430 MB an hour at 10 Hz.
-        try SQLiteCalls.configureWritable(handle, path: path)
+        // The file is this connection's alone (exclusive locking): no busy timeout, since the only other
+        // holder can be another process that keeps it as long as it runs.
+        do {
+            try SQLiteCalls.configureWritable(handle, path: path, exclusive: true)
+        } catch where error.code & 0xFF == SQLITE_BUSY {
+            throw SpoolError(path: path, operation: "open",
+                             message: "another process has it open (another ridegate with the same state_directory?)", code: error.code)
+        }
         _ = try SQLiteSchema.migrate(handle, path: path, steps: Self.schema)
         // A damaged file must be found now, not as readings silently missing later.
         let check = try prepare("PRAGMA quick_check")

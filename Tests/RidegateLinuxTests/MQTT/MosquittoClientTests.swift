@@ -113,14 +113,12 @@ import Testing
         #expect(flowing.removedAlong.count >= 8, "acknowledgements carried by the next readings: \(flowing.removedAlong)")
         // No more readings: the last acknowledgement is read, and leaves the spool file, at the sweep
         // (`acknowledgementDelay`, 2 s), before the keepalive (5 s idle) would have looked.
-        var rows: Int64 = -1
-        for _ in 0..<14 {
-            rows = try SQLiteSpool(path: path).checkedDepth()
-            if rows == 0 { break }
+        // (The file is the client's alone while it runs: its rows are counted by the store, right after the sweep.)
+        for _ in 0..<14 where store.calls.withLock({ $0.removes.isEmpty }) {
             try await Task.sleep(nanoseconds: 250_000_000)
         }
-        #expect(rows == 0)
         #expect(store.calls.withLock { $0.removes.count } == 1)
+        #expect(store.calls.withLock { $0.rowsAfterRemove } == [0])
         await c.shutdown()
     }
 
@@ -176,7 +174,7 @@ import Testing
 /// The real spool, with a record of how acknowledged readings leave it: in a transaction of their own
 /// (`remove`) or with the next readings (`append(_:removing:)`).
 final class RecordingStore: ReadingStore, @unchecked Sendable {
-    let calls = Locked<(removes: [[Int64]], removedAlong: [[Int64]])>(([], []))
+    let calls = Locked<(removes: [[Int64]], removedAlong: [[Int64]], rowsAfterRemove: [Int64])>(([], [], []))
     private let spool: SQLiteSpool
     init(_ spool: SQLiteSpool) { self.spool = spool }
 
@@ -188,6 +186,8 @@ final class RecordingStore: ReadingStore, @unchecked Sendable {
     func remove(_ ids: [Int64]) throws(SpoolError) {
         if !ids.isEmpty { calls.withLock { $0.removes.append(ids) } }
         try spool.remove(ids)
+        let rows = try spool.checkedDepth()
+        if !ids.isEmpty { calls.withLock { $0.rowsAfterRemove.append(rows) } }
     }
     func pending(after afterID: Int64, limit: Int) throws(SpoolError) -> [SQLiteSpool.Entry] { try spool.pending(after: afterID, limit: limit) }
     func depth() -> Int64 { spool.depth() }

@@ -105,6 +105,21 @@ import Testing
         #expect(rides[0].averageHeartRate == 120 && rides[0].maximumHeartRate == 120 && rides[0].elevationGainMeters == 0)
     }
 
+    @Test("One batch that holds a ride, a long stop and the next ride (the log catching up after a stall): both rides whole")
+    func longStopInsideOneBatch() throws {
+        let store = try SQLiteRideStore(path: path(), newRideAfter: 600)
+        let first = (0..<10).map { point(Double($0), distance: Double($0) * 5) }
+        let stop = stride(from: 10.0, to: 1000, by: 1).map { standing($0, distance: 45) }
+        let second = (1000..<1010).map { point(Double($0), distance: 45 + Double($0 - 999) * 5) }
+        try store.record(first + stop + second)
+        let rides = try store.rides()
+        #expect(rides.count == 2)
+        #expect(rides[0].points == 10 && rides[0].distanceMeters == 45 && rides[0].movingSeconds == 9, "\(rides[0])")
+        #expect(rides[0].end.secondsSince1970 == 1_782_057_600 + 9)
+        #expect(rides[1].points == 10 && rides[1].distanceMeters == 45 && rides[1].movingSeconds == 9, "\(rides[1])")
+        #expect(store.takeFinished() == [rides[0].id])
+    }
+
     @Test("A gateway that never moved leaves no ride behind once a real ride starts")
     func standingOnlyIsNoRide() throws {
         let store = try SQLiteRideStore(path: path(), newRideAfter: 600)

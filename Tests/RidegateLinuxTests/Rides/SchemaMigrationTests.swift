@@ -56,6 +56,7 @@ import Testing
         let spool = try SQLiteSpool(path: file)
         #expect(spool.depth() == 835)
         #expect((spool.sequences()["heart_rate"] ?? 0) > 0 || (spool.sequences()["gps"] ?? 0) > 0)
+        spool.close() // the spool holds its file alone while open
         #expect(try userVersion(file) == 1)
     }
 

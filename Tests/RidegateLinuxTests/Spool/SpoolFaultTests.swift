@@ -71,6 +71,23 @@ import Testing
         #expect(try spool.append(topic: "gps", payload: "{}", qos: 1, sequence: 1) >= 1)
     }
 
+    @Test("A spool another ridegate holds (same state directory): readings wait in memory, one line says why, the holder's file is untouched")
+    func spoolHeldByAnother() throws {
+        let file = directory() + "/spool.sqlite"
+        let holder = try SQLiteSpool(path: file)
+        try holder.append(topic: "gps", payload: "{}", qos: 1, sequence: 1)
+        let log = CapturingLogHandler()
+        let start = ContinuousClock.now
+        let second = ResilientSpool(path: file, maximumBytes: 200 * 1024 * 1024, logger: log.logger())
+        #expect(ContinuousClock.now - start < .seconds(1), "no waiting on a lock nobody will give up")
+        #expect(second.mode == "memory" && second.recoveries == 0)
+        #expect(log.lines.filter { $0.contains("the spool cannot be written") && $0.contains("another ridegate with the same state_directory") }.count == 1)
+        #expect(try second.append(topic: "gps", payload: "{}", qos: 1, sequence: 1) >= 1)
+        #expect(try holder.pending(after: 0, limit: 10).count == 1)
+        #expect(!FileManager.default.fileExists(atPath: file + ".damaged-1"))
+        holder.close()
+    }
+
     @Test("A full disk: readings wait in memory (the newest, the rest counted), one line each way, back to disk in order when space returns")
     func diskFull() throws {
         let mountPoint = directory()
@@ -80,39 +97,45 @@ import Testing
             return
         }
         defer { umount2(mountPoint, Int32(MNT_DETACH)) }
-        let clock = Observed<Double>(0)
-        let log = CapturingLogHandler()
-        let spool = ResilientSpool(path: mountPoint + "/spool.sqlite", maximumBytes: 200 * 1024 * 1024, memoryLimit: 100,
-                                   retryInterval: 5, logger: log.logger(), now: { clock.current })
-        // Fill the filesystem to the last byte.
-        let filler = mountPoint + "/filler"
-        let fd = open(filler, O_WRONLY | O_CREAT, 0o600)
-        let block = [UInt8](repeating: 1, count: 4096)
-        while block.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) > 0 {}
-        close(fd)
-        var ids: [Int64] = []
-        for seq in 1...400 { ids.append(try spool.append(topic: "heart_rate", payload: payload(seq), qos: 1, sequence: seq)) }
-        #expect(spool.mode == "memory")
-        #expect(log.lines.filter { $0.contains("the spool cannot be written") }.count == 1)
-        #expect(log.lines.contains { $0.contains("the disk is full") })
-        #expect(zip(ids, ids.dropFirst()).allSatisfy { $0 < $1 }) // one id sequence across disk and memory
-        // Space returns; the next reading after the retry interval moves the waiting ones to disk.
-        unlink(filler)
-        clock.update { $0 = 10 }
-        ids.append(try spool.append(topic: "heart_rate", payload: payload(401), qos: 1, sequence: 401))
-        #expect(spool.mode == "disk")
-        #expect(log.lines.filter { $0.contains("the spool can be written again") }.count == 1)
-        let pending = try spool.pending(after: 0, limit: 1000)
-        // Every reading is pending or counted, and what is pending is in order, the newest kept.
-        #expect(Int64(pending.count) + spool.dropped == 401, "pending \(pending.count), dropped \(spool.dropped)")
-        #expect(spool.dropped > 0)
-        #expect(zip(pending, pending.dropFirst()).allSatisfy { $0.id < $1.id })
-        #expect(pending.last?.payload == payload(401))
-        #expect(spool.sequences()["heart_rate"] == 401)
+        var pendingIDs: [Int64] = []
+        var dropped: Int64 = 0
+        do {
+            let clock = Observed<Double>(0)
+            let log = CapturingLogHandler()
+            let spool = ResilientSpool(path: mountPoint + "/spool.sqlite", maximumBytes: 200 * 1024 * 1024, memoryLimit: 100,
+                                       retryInterval: 5, logger: log.logger(), now: { clock.current })
+            // Fill the filesystem to the last byte.
+            let filler = mountPoint + "/filler"
+            let fd = open(filler, O_WRONLY | O_CREAT, 0o600)
+            let block = [UInt8](repeating: 1, count: 4096)
+            while block.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) > 0 {}
+            close(fd)
+            var ids: [Int64] = []
+            for seq in 1...400 { ids.append(try spool.append(topic: "heart_rate", payload: payload(seq), qos: 1, sequence: seq)) }
+            #expect(spool.mode == "memory")
+            #expect(log.lines.filter { $0.contains("the spool cannot be written") }.count == 1)
+            #expect(log.lines.contains { $0.contains("the disk is full") })
+            #expect(zip(ids, ids.dropFirst()).allSatisfy { $0 < $1 }) // one id sequence across disk and memory
+            // Space returns; the next reading after the retry interval moves the waiting ones to disk.
+            unlink(filler)
+            clock.update { $0 = 10 }
+            ids.append(try spool.append(topic: "heart_rate", payload: payload(401), qos: 1, sequence: 401))
+            #expect(spool.mode == "disk")
+            #expect(log.lines.filter { $0.contains("the spool can be written again") }.count == 1)
+            let pending = try spool.pending(after: 0, limit: 1000)
+            // Every reading is pending or counted, and what is pending is in order, the newest kept.
+            #expect(Int64(pending.count) + spool.dropped == 401, "pending \(pending.count), dropped \(spool.dropped)")
+            #expect(spool.dropped > 0)
+            #expect(zip(pending, pending.dropFirst()).allSatisfy { $0.id < $1.id })
+            #expect(pending.last?.payload == payload(401))
+            #expect(spool.sequences()["heart_rate"] == 401)
+            pendingIDs = pending.map(\.id)
+            dropped = spool.dropped
+        } // the spool is closed here (while open, the file is its alone)
         // And it survived on disk: reopened, the same.
         let reopened = try SQLiteSpool(path: mountPoint + "/spool.sqlite")
-        #expect(try reopened.pending(after: 0, limit: 1000).map(\.id) == pending.map(\.id))
-        #expect(reopened.dropped == spool.dropped)
+        #expect(try reopened.pending(after: 0, limit: 1000).map(\.id) == pendingIDs)
+        #expect(reopened.dropped == dropped)
         reopened.close()
     }
 }
