@@ -191,6 +191,17 @@ public struct JSONObjectWriter: Sendable {
     /// as it is.
     static func appendQuoted(_ value: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
+        // Nearly every key and value needs no escape: then its UTF-8 goes in with one copy.
+        let copied = value.utf8.withContiguousStorageIfAvailable { utf8 in
+            guard !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
+            bytes.append(contentsOf: utf8)
+            return true
+        }
+        if copied != true { appendEscaped(value, to: &bytes) }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private static func appendEscaped(_ value: String, to bytes: inout [UInt8]) {
         for byte in value.utf8 {
             switch byte {
             case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])
@@ -208,6 +219,5 @@ public struct JSONObjectWriter: Sendable {
             default: bytes.append(byte)
             }
         }
-        bytes.append(UInt8(ascii: "\""))
     }
 }

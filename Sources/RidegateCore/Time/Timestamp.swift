@@ -37,7 +37,31 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
         msOfDay -= minute * 60_000
         let second = msOfDay / 1000
         let ms = msOfDay - second * 1000
-        var text = CivilDate(daysSince1970: days).description
+        let date = CivilDate(daysSince1970: days)
+        if (0...9999).contains(date.year) {
+            // Every payload carries one: 24 digits and marks written in place, not a dozen string appends.
+            return String(unsafeUninitializedCapacity: 24) { text in
+                func put(_ value: Int, width: Int, at start: Int) {
+                    var rest = value
+                    for index in (start..<start + width).reversed() {
+                        text[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+                        rest /= 10
+                    }
+                }
+                put(date.year, width: 4, at: 0)
+                put(date.month, width: 2, at: 5)
+                put(date.day, width: 2, at: 8)
+                put(hour, width: 2, at: 11)
+                put(minute, width: 2, at: 14)
+                put(second, width: 2, at: 17)
+                put(ms, width: 3, at: 20)
+                for (index, mark) in [(4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":"), (19, "."), (23, "Z")] as [(Int, Unicode.Scalar)] {
+                    text[index] = UInt8(ascii: mark)
+                }
+                return 24
+            }
+        }
+        var text = date.description
         text.reserveCapacity(24)
         text.append("T")
         appendPadded(hour, width: 2, to: &text)

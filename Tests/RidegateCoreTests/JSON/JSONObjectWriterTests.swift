@@ -29,6 +29,10 @@ import Testing
         w.add("rr", [781.25, 782.2], decimals: 1)
         w.add("z", [1, 2])
         #expect(w.finish() == #"{"s":"a \"quoted\"\\ line\n\u0001","n":null,"rr":[781.3,782.2],"z":[1,2]}"#)
+        // Quotes and backslashes alone (no control character) are escaped too: a strap's or a ride's name.
+        var name = JSONObjectWriter()
+        name.add(#"k"ey\"#, #"Polar "H10" \ 1"#)
+        #expect(name.finish() == #"{"k\"ey\\":"Polar \"H10\" \\ 1"}"#)
     }
 
     @Test("Any script passes through as UTF-8; every control character is escaped; integers to their ends")

@@ -25,5 +25,9 @@ import Testing
         #expect(Timestamp(secondsSince1970: 1_782_057_600.4567).iso8601 == "2026-06-21T16:00:00.456Z")
         #expect(Timestamp(secondsSince1970: 86_399.9999).iso8601 == "1970-01-01T23:59:59.999Z")
         #expect(Timestamp(secondsSince1970: -0.5).iso8601 == "1969-12-31T23:59:59.500Z")
+        // The last four-digit year, and past it (written another way): the same shape either side.
+        #expect(Timestamp(secondsSince1970: 253_402_300_799.999).iso8601 == "9999-12-31T23:59:59.999Z")
+        #expect(Timestamp(secondsSince1970: 253_402_300_800).iso8601 == "10000-01-01T00:00:00.000Z")
+        #expect(Timestamp(secondsSince1970: -62_167_219_200.25).iso8601 == "-0001-12-31T23:59:59.750Z")
     }
 }
