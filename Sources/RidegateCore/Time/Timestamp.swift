@@ -55,9 +55,8 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
                 put(minute, width: 2, at: 14)
                 put(second, width: 2, at: 17)
                 put(ms, width: 3, at: 20)
-                for (index, mark) in [(4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":"), (19, "."), (23, "Z")] as [(Int, Unicode.Scalar)] {
-                    text[index] = UInt8(ascii: mark)
-                }
+                (text[4], text[7], text[10]) = (UInt8(ascii: "-"), UInt8(ascii: "-"), UInt8(ascii: "T"))
+                (text[13], text[16], text[19], text[23]) = (UInt8(ascii: ":"), UInt8(ascii: ":"), UInt8(ascii: "."), UInt8(ascii: "Z"))
                 return 24
             }
         }

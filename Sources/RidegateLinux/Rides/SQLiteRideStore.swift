@@ -100,7 +100,7 @@ public final class SQLiteRideStore: @unchecked Sendable {
     /// Stores a batch of points in one transaction, each in the ride it belongs to. Points are stored with
     /// the distance the gateway measured; a continued ride's distance carries on from where it stopped.
     /// The statements are prepared once per batch and a ride's row is written once per batch (not per
-    /// point): parsing SQL per point was a quarter of the daemon's CPU at 10 Hz.
+    /// point): parsing SQL per point was a quarter of the daemon's instructions at 10 Hz.
     public func record(_ batch: [RidePoint]) throws(SpoolError) {
         guard !batch.isEmpty else { return }
         try execute("BEGIN IMMEDIATE")
