@@ -55,7 +55,9 @@ public enum FuzzSeeds {
             close(client)
             close(peripheral)
         }
-        while poll(&fds, 2, 5000) > 0 {
+        // As long as the waits above: at a busy suite's start the session's tasks may not run for seconds, and a
+        // proxy that gave up sooner closed both sides before the first PDU (a recording of 0 bytes).
+        while poll(&fds, 2, 30_000) > 0 {
             for (index, entry) in fds.enumerated() where entry.revents != 0 {
                 let n = recv(entry.fd, &buffer, buffer.count, 0)
                 guard n > 0 else { return }
