@@ -8,8 +8,17 @@ public struct StandardErrorLogHandler: LogHandler {
     public enum Style: Sendable { case plain, journal, terminal }
 
     public let style: Style
+    private let output: LogOutput
 
-    public init(style: Style) { self.style = style }
+    public init(style: Style) {
+        self.init(style: style, descriptor: 2)
+    }
+
+    /// Lines to `descriptor` instead of stderr (tests).
+    public init(style: Style, descriptor: Int32) {
+        self.style = style
+        output = LogOutput(descriptor: descriptor)
+    }
 
     /// Picks the style from the environment and whether stderr is a terminal.
     public static func detect() -> StandardErrorLogHandler {
@@ -19,6 +28,13 @@ public struct StandardErrorLogHandler: LogHandler {
     }
 
     public func log(level: Logger.Level, label: String, message: String, metadata: Logger.Metadata) {
+        output.write(format(level: level, label: label, message: message, metadata: metadata)) { dropped in
+            format(level: .warning, label: "log", message: "log lines dropped: the reader of stderr (the journal) was not reading",
+                   metadata: [("log.dropped", String(dropped))])
+        }
+    }
+
+    private func format(level: Logger.Level, label: String, message: String, metadata: Logger.Metadata) -> [UInt8] {
         var line = LogLineFormat.line(level: level, label: label, message: message, metadata: metadata)
         switch style {
         case .plain:
@@ -36,6 +52,63 @@ public struct StandardErrorLogHandler: LogHandler {
             line = colour + line + "\u{1B}[0m"
         }
         line.append("\n")
-        try? FileDescriptor(rawValue: 2).writeAll(Array(line.utf8))
+        return Array(line.utf8)
+    }
+}
+
+/// Where the lines go. A socket (journald's stream under systemd) is written without waiting: a journal that
+/// stops reading (journald stalled on a slow SD card) must not stop the daemon's loop with it. Lines it cannot
+/// take are counted and said once it reads again. A terminal, pipe or file is written as before, waiting:
+/// O_NONBLOCK would change the descriptor for everyone who shares it, and those have no per-call flag.
+private final class LogOutput: Sendable {
+    private let descriptor: Int32
+    private let isSocket: Bool
+    /// Lines the socket could not take since the last one it did; also what keeps lines whole and in order.
+    private let dropped = Locked(0)
+
+    init(descriptor: Int32) {
+        self.descriptor = descriptor
+        var info = stat()
+        isSocket = fstat(descriptor, &info) == 0 && info.st_mode & S_IFMT == S_IFSOCK
+    }
+
+    func write(_ line: [UInt8], notice: (Int) -> [UInt8]) {
+        guard isSocket else {
+            try? FileDescriptor(rawValue: descriptor).writeAll(line) // nowhere to report a failed log write
+            return
+        }
+        dropped.withLock { count in
+            if count > 0 {
+                guard send(notice(count)) else {
+                    count += 1
+                    return
+                }
+                count = 0
+            }
+            if !send(line) { count += 1 }
+        }
+    }
+
+    /// The whole line or none of it: when the socket is full at the start the line is not sent; when it takes
+    /// only part, the rest is given a second to go, so the journal never sees half a line run into the next.
+    private func send(_ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            if offset > 0 {
+                var ready = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+                guard poll(&ready, 1, 1000) > 0 else { return false }
+            }
+            let sent = bytes.withUnsafeBytes { raw in
+                Glibc.send(descriptor, raw.baseAddress.map { $0 + offset }, raw.count - offset, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
+            }
+            if sent > 0 {
+                offset += sent
+            } else if sent < 0, errno == EINTR {
+                continue
+            } else {
+                return false
+            }
+        }
+        return true
     }
 }
