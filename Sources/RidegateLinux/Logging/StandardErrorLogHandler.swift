@@ -89,8 +89,9 @@ private final class LogOutput: Sendable {
         }
     }
 
-    /// The whole line or none of it: when the socket is full at the start the line is not sent; when it takes
-    /// only part, the rest is given a second to go, so the journal never sees half a line run into the next.
+    /// The line, or false: when the socket is full at the start nothing is sent; when it takes only part, the
+    /// rest gets a second to go (so a line is not cut whenever the buffer fills mid-line). A journal that takes
+    /// nothing for that second gets the line cut; it is counted as dropped like the rest.
     private func send(_ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
