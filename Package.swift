@@ -52,12 +52,14 @@ let package = Package(
             // The shipped (release) binary, smaller in memory: lld packs its 42 000 relative relocations into
             // 8 KB (DT_RELR, glibc >= 2.36: bookworm and trixie) instead of 1 MB read at every start, the
             // static runtime's link arguments no longer export 6 000 of our symbols nothing looks up, and the
-            // functions a ride runs sit side by side (linker/hot-code.order, from scripts/order-hot-code).
+            // functions a ride runs sit side by side (linker/hot-code.order, from scripts/order-hot-code), and
+            // libstdc++ (the Swift runtime's) is linked from its static archive (linker/static-libstdc++).
             // See docs/performance.md.
             linkerSettings: [
                 .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic",
                               "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/linker/hot-code.order",
-                              "-Xlinker", "--no-warn-symbol-ordering"],
+                              "-Xlinker", "--no-warn-symbol-ordering",
+                              "-L", "\(Context.packageDirectory)/linker/static-libstdc++"],
                              .when(platforms: [.linux], configuration: .release)),
             ]),
 
