@@ -1,56 +1,73 @@
+import Glibc
 import RidegateCore
 import RidegateLinux
 
 /// Plays a recorded NMEA capture into the controller side of a pty, one epoch per burst, paced by the
 /// capture's own times (divided by `speed`): to the serial reader on the device side it is a receiver.
+/// The capture is read as it plays, a few kilobytes at a time: holding a whole ride (and its epochs) in
+/// memory was a megabyte of the demo's resident set (docs/performance.md).
 struct NMEAReplayer: Sendable {
-    let capture: [UInt8]
+    let path: String
     let speed: Double
     let logger: Logger
 
-    /// Groups the capture's lines into epochs (lines sharing a time; untimed lines join the current one).
-    static func epochs(of capture: [UInt8]) -> [(timeOfDay: Double?, bytes: [UInt8])] {
-        var result: [(Double?, [UInt8])] = []
-        var splitter = LineSplitter(maximumLength: 4096)
-        let decoder = NMEADecoder()
-        splitter.append(capture) { line in
-            var tod: Double?
-            if case .decoded(let sentence) = decoder.decode(line: line) { tod = sentence.timeOfDay }
-            var bytes = Array(line)
-            if bytes.last != 0x0D { bytes.append(0x0D) }
-            bytes.append(0x0A)
-            if let t = tod, let current = result.last, let currentTime = current.0, abs(currentTime - t) < 0.0005 {
-                result[result.count - 1].1 += bytes
-            } else if tod == nil, !result.isEmpty {
-                result[result.count - 1].1 += bytes
-            } else {
-                result.append((tod, bytes))
-            }
-        }
-        return result
-    }
-
-    /// Returns when the capture has been played or the task is cancelled.
+    /// Returns when the capture has been played, it cannot be read, or the task is cancelled.
     func play(into pty: PseudoTerminal) async {
-        let epochs = Self.epochs(of: capture)
         do {
             try pty.controller.setNonBlocking()
         } catch {
             logger.error("cannot make the simulated receiver non-blocking", [("demo.error", "\(error)")])
             return
         }
+        let file: FileDescriptor
+        do {
+            file = try FileDescriptor.open(path, O_RDONLY | O_CLOEXEC)
+        } catch {
+            logger.error("cannot read the demo ride", [("demo.ride", path), ("demo.error", "\(error)")])
+            return
+        }
+        defer { file.close() }
+        var splitter = LineSplitter(maximumLength: 4096)
+        var grouper = NMEAEpochGrouper()
+        var ready: [NMEAEpochGrouper.Epoch] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
         var previousTime: Double?
-        for epoch in epochs {
-            if Task.isCancelled { return }
-            if let t = epoch.timeOfDay, let p = previousTime {
-                var dt = t - p
-                if dt < 0 { dt += 86_400 }
-                await EventLoop.sleep(seconds: min(dt, 10) / speed)
+        while true {
+            let result = chunk.withUnsafeMutableBytes { buffer in
+                Result { () throws(Errno) -> Int in try file.read(into: buffer) }
             }
-            previousTime = epoch.timeOfDay ?? previousTime
-            guard await write(epoch.bytes, to: pty.controller) else { return }
+            let count: Int
+            switch result {
+            case .success(let n): count = n
+            case .failure(let error):
+                logger.error("cannot read the demo ride", [("demo.ride", path), ("demo.error", "\(error)")])
+                return
+            }
+            if count == 0 { break }
+            splitter.append(chunk[0..<count]) { line in
+                if let finished = grouper.add(line: line) { ready.append(finished) }
+            }
+            for epoch in ready {
+                guard await play(epoch, after: &previousTime, into: pty) else { return }
+            }
+            ready.removeAll(keepingCapacity: true)
+        }
+        if let last = grouper.finish() {
+            guard await play(last, after: &previousTime, into: pty) else { return }
         }
         logger.info("the demo ride has ended")
+    }
+
+    /// Waits out the gap since the previous epoch (scaled by `speed`), then writes this one.
+    private func play(_ epoch: NMEAEpochGrouper.Epoch, after previousTime: inout Double?, into pty: PseudoTerminal) async -> Bool {
+        if Task.isCancelled { return false }
+        if let t = epoch.timeOfDay, let p = previousTime {
+            var dt = t - p
+            if dt < 0 { dt += 86_400 }
+            await EventLoop.sleep(seconds: min(dt, 10) / speed)
+        }
+        previousTime = epoch.timeOfDay ?? previousTime
+        return await write(epoch.bytes, to: pty.controller)
     }
 
     /// Non-blocking writes; while the reader is not draining (not open yet, or stopping) it waits in short,
@@ -73,5 +90,45 @@ struct NMEAReplayer: Sendable {
             }
         }
         return true
+    }
+}
+
+/// Groups a capture's lines into epochs as they arrive: lines sharing a time of day are one epoch, untimed
+/// lines join the current one. Each line leaves with CR LF, as a receiver sends it.
+struct NMEAEpochGrouper {
+    struct Epoch: Equatable {
+        var timeOfDay: Double?
+        var bytes: [UInt8]
+    }
+
+    private let decoder = NMEADecoder()
+    private var current: Epoch?
+
+    /// Adds a line (without its terminator); returns the epoch it closed, if it starts a new one.
+    mutating func add(line: ArraySlice<UInt8>) -> Epoch? {
+        var tod: Double?
+        if case .decoded(let sentence) = decoder.decode(line: line) { tod = sentence.timeOfDay }
+        var bytes = Array(line)
+        if bytes.last != 0x0D { bytes.append(0x0D) }
+        bytes.append(0x0A)
+        if let epochTime = current.map(\.timeOfDay), sameEpoch(epochTime, tod) {
+            current?.bytes += bytes
+            return nil
+        }
+        let finished = current
+        current = Epoch(timeOfDay: tod, bytes: bytes)
+        return finished
+    }
+
+    /// The last epoch, once the capture has ended.
+    mutating func finish() -> Epoch? {
+        defer { current = nil }
+        return current
+    }
+
+    private func sameEpoch(_ epochTime: Double?, _ lineTime: Double?) -> Bool {
+        guard let lineTime else { return true }
+        guard let epochTime else { return false }
+        return abs(epochTime - lineTime) < 0.0005
     }
 }

@@ -79,7 +79,7 @@ public enum GatewayAssembly {
         }
         let clock = SystemClock(rate: options.speed)
         let demoLogger = logger.labeled("demo")
-        let replayer = NMEAReplayer(capture: capture, speed: options.speed, logger: demoLogger)
+        let replayer = NMEAReplayer(path: options.ridePath, speed: options.speed, logger: demoLogger)
         let profile = RideProfile(nmea: capture)
         demoLogger.info("simulated ride", [
             ("demo.ride", options.ridePath), ("demo.minutes", String(Int(profile.duration / 60))),
