@@ -41,32 +41,47 @@ struct RideProfile: Sendable {
 
     let samples: [Sample]
 
-    init(nmea: [UInt8]) {
-        var splitter = LineSplitter()
-        let decoder = NMEADecoder()
-        var assembler = FixAssembler()
-        var fixes: [GPSFix] = []
-        splitter.append(nmea) { line in
-            if case .decoded(let sentence) = decoder.decode(line: line) { fixes += assembler.consume(sentence) }
+    private init(samples: [Sample]) {
+        self.samples = samples
+    }
+
+    /// Builds the profile from a capture fed in pieces, keeping only the samples and the last few fixes
+    /// (the grade looks five fixes back), not every fix of the ride.
+    struct Builder {
+        private var splitter = LineSplitter()
+        private let decoder = NMEADecoder()
+        private var assembler = FixAssembler()
+        private var recent: [GPSFix] = []
+        private var start: Timestamp?
+        private var samples: [Sample] = []
+
+        mutating func add(_ bytes: ArraySlice<UInt8>) {
+            var fixes: [GPSFix] = []
+            splitter.append(bytes) { line in
+                if case .decoded(let sentence) = decoder.decode(line: line) { fixes += assembler.consume(sentence) }
+            }
+            for fix in fixes { add(fix) }
         }
-        if let last = assembler.flush() { fixes.append(last) }
-        let located = fixes.filter { $0.hasPosition && $0.time != nil }
-        var samples: [Sample] = []
-        guard let start = located.first?.time else {
-            self.samples = []
-            return
+
+        mutating func finish() -> RideProfile {
+            if let last = assembler.flush() { add(last) }
+            return RideProfile(samples: samples)
         }
-        for (index, fix) in located.enumerated() {
+
+        private mutating func add(_ fix: GPSFix) {
+            guard fix.hasPosition, let time = fix.time else { return }
+            let start = self.start ?? time
+            self.start = start
             var grade = 0.0
-            let back = max(0, index - 5)
-            if index > back, let a0 = located[back].altitudeMSL, let a1 = fix.altitudeMSL,
-               let la0 = located[back].latitude, let lo0 = located[back].longitude, let la1 = fix.latitude, let lo1 = fix.longitude {
+            if let back = recent.first, let a0 = back.altitudeMSL, let a1 = fix.altitudeMSL,
+               let la0 = back.latitude, let lo0 = back.longitude, let la1 = fix.latitude, let lo1 = fix.longitude {
                 let run = GreatCircle.distanceMeters(lat1: la0, lon1: lo0, lat2: la1, lon2: lo1)
                 if run > 5 { grade = max(-0.2, min(0.2, (a1 - a0) / run)) }
             }
-            samples.append(Sample(offset: (fix.time ?? start) - start, speed: fix.speedMetersPerSecond ?? 0, grade: grade))
+            samples.append(Sample(offset: time - start, speed: fix.speedMetersPerSecond ?? 0, grade: grade))
+            recent.append(fix)
+            if recent.count > 5 { recent.removeFirst() }
         }
-        self.samples = samples
     }
 
     var duration: Double { samples.last?.offset ?? 0 }

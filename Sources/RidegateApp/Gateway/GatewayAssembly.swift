@@ -65,12 +65,13 @@ public enum GatewayAssembly {
     /// The demo: the real pipeline with a replayed receiver on a pty, a simulated strap and a simulated power
     /// meter.
     public static func demo(config: GatewayConfig, options: DemoOptions, version: String, logger: Logger) throws(SetupError) -> Gateway {
-        let capture: [UInt8]
+        var builder = RideProfile.Builder()
         do {
-            capture = try TextFile.readBytes(options.ridePath)
+            try TextFile.readChunks(options.ridePath) { builder.add($0) }
         } catch {
             throw SetupError(description: "cannot read the demo ride: \(error). Pass one with --ride PATH")
         }
+        let profile = builder.finish()
         let pty: PseudoTerminal
         do {
             pty = try PseudoTerminal()
@@ -80,7 +81,6 @@ public enum GatewayAssembly {
         let clock = SystemClock(rate: options.speed)
         let demoLogger = logger.labeled("demo")
         let replayer = NMEAReplayer(path: options.ridePath, speed: options.speed, logger: demoLogger)
-        let profile = RideProfile(nmea: capture)
         demoLogger.info("simulated ride", [
             ("demo.ride", options.ridePath), ("demo.minutes", String(Int(profile.duration / 60))),
             ("demo.speed", String(options.speed)), ("gps.device", pty.devicePath),

@@ -29,6 +29,28 @@ public enum TextFile {
         }
     }
 
+    /// Hands a file to `body` a piece at a time, for a file not worth holding whole (the demo's ride).
+    public static func readChunks(_ path: String, size: Int = 4096, _ body: (ArraySlice<UInt8>) -> Void) throws(SystemCallError) {
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.open(path, O_RDONLY | O_CLOEXEC)
+        } catch {
+            throw SystemCallError("open", path, error)
+        }
+        defer { fd.close() }
+        var chunk = [UInt8](repeating: 0, count: max(1, size))
+        while true {
+            let result = chunk.withUnsafeMutableBytes { buffer in
+                Result { () throws(Errno) -> Int in try fd.read(into: buffer) }
+            }
+            switch result {
+            case .success(0): return
+            case .success(let n): body(chunk[0..<n])
+            case .failure(let error): throw SystemCallError("read", path, error)
+            }
+        }
+    }
+
     public static func read(_ path: String) throws(SystemCallError) -> String {
         String(decoding: try readBytes(path), as: UTF8.self)
     }
