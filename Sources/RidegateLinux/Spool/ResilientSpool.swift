@@ -140,6 +140,8 @@ public final class ResilientSpool: ReadingStore, @unchecked Sendable {
             let spool = try SQLiteSpool(path: path, maximumBytes: maximumBytes)
             disk = spool
             highestID = max(highestID, try spool.highestID())
+            // Ids given out while the file was away (readings in memory, some delivered since) stay given out.
+            try spool.reserveIDs(through: highestID)
         } catch where error.isDamage {
             recoverDamagedFile(error)
         } catch {
@@ -163,6 +165,8 @@ public final class ResilientSpool: ReadingStore, @unchecked Sendable {
             try fresh.restore(salvage.entries, sequences: salvage.sequences, dropped: salvage.dropped + salvage.unreadable)
             disk = fresh
             highestID = max(highestID, salvage.highestID, salvage.entries.last?.id ?? 0, try fresh.highestID())
+            // The damaged file's unreadable readings keep their ids: new ones follow them.
+            try fresh.reserveIDs(through: highestID)
             logger.error("the spool was damaged; it was kept aside and what could be read was saved into a new one", [
                 ("spool.damage", damage.message), ("spool.kept_as", aside), ("spool.salvaged", String(salvage.entries.count)),
                 ("spool.unreadable", String(salvage.unreadable)),

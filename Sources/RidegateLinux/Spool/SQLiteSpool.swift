@@ -16,7 +16,6 @@ public final class SQLiteSpool: @unchecked Sendable {
     public let path: String
     private var db: OpaquePointer?
     private var insert: OpaquePointer?
-    private var insertKeepingID: OpaquePointer?
     private var delete: OpaquePointer?
     private var saveSequence: OpaquePointer?
     /// BEGIN IMMEDIATE and COMMIT, prepared once: every loop turn that publishes or is acknowledged runs a
@@ -28,15 +27,34 @@ public final class SQLiteSpool: @unchecked Sendable {
     public private(set) var dropped: Int64 = 0
     private var insertsSinceSizeCheck = 0
     private var removalsSinceLowWater = 0
+    /// The id the next reading gets: above every id this file ever gave out, delivered ones included.
+    private var nextID: Int64 = 1
+
+    /// The `sequence` row that keeps the highest id given out (no topic is empty). It shares its page with
+    /// the topics' `seq` rows, which a reading's transaction writes anyway: AUTOINCREMENT kept the same number
+    /// in `sqlite_sequence`, a page of its own, a third of every transaction's writes to the SD card.
+    static let highestIDRow = ""
 
     /// The schema, one step per version (`SQLiteSchema`). Version 1 is the layout of 0.x releases, which
     /// left `user_version` at 0: its step creates the tables only where they do not exist, adopting those files.
+    /// Version 2 drops AUTOINCREMENT: the highest id moves from `sqlite_sequence` to the `sequence` table's
+    /// `highestIDRow` (the table is rebuilt; `sqlite_sequence` itself cannot be dropped and stays, unused).
     static let schema = ["""
         CREATE TABLE IF NOT EXISTS spool (id INTEGER PRIMARY KEY AUTOINCREMENT, topic TEXT NOT NULL,
                                           payload TEXT NOT NULL, qos INTEGER NOT NULL);
         CREATE TABLE IF NOT EXISTS sequence (topic TEXT PRIMARY KEY, value INTEGER NOT NULL);
         CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+        """, """
+        CREATE TABLE spool_v2 (id INTEGER PRIMARY KEY, topic TEXT NOT NULL, payload TEXT NOT NULL, qos INTEGER NOT NULL);
+        INSERT INTO spool_v2 (id, topic, payload, qos) SELECT id, topic, payload, qos FROM spool ORDER BY id;
+        INSERT OR REPLACE INTO sequence (topic, value) VALUES ('\(highestIDRow)',
+            max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'spool'), 0), coalesce((SELECT max(id) FROM spool), 0)));
+        DROP TABLE spool;
+        ALTER TABLE spool_v2 RENAME TO spool;
         """]
+
+    /// The schema version this build writes.
+    public static var schemaVersion: Int { schema.count }
 
     public init(path: String, maximumBytes: Int64 = 200 * 1024 * 1024) throws(SpoolError) {
         self.path = path
@@ -79,13 +97,13 @@ public final class SQLiteSpool: @unchecked Sendable {
             throw SpoolError(path: path, operation: "integrity check",
                              message: problems.isEmpty ? "no answer" : problems.prefix(3).joined(separator: "; "), code: SQLITE_CORRUPT)
         }
-        insert = try prepare("INSERT INTO spool (topic, payload, qos) VALUES (?1, ?2, ?3)")
-        insertKeepingID = try prepare("INSERT INTO spool (id, topic, payload, qos) VALUES (?1, ?2, ?3, ?4)")
+        insert = try prepare("INSERT INTO spool (id, topic, payload, qos) VALUES (?1, ?2, ?3, ?4)")
         delete = try prepare("DELETE FROM spool WHERE id = ?1")
         saveSequence = try prepare("INSERT INTO sequence (topic, value) VALUES (?1, ?2) ON CONFLICT(topic) DO UPDATE SET value = excluded.value")
         begin = try prepare("BEGIN IMMEDIATE")
         commit = try prepare("COMMIT")
         dropped = (try? scalar("SELECT value FROM counters WHERE name = 'dropped'")) ?? 0
+        nextID = try storedHighestID() + 1
         try execute("INSERT OR IGNORE INTO counters (name, value) VALUES ('low_water', \(try lowWater()))")
     }
 
@@ -102,8 +120,8 @@ public final class SQLiteSpool: @unchecked Sendable {
 
     /// Closes the file (further calls fail as "closed"); what a damaged spool needs before it is moved aside.
     public func close() {
-        for statement in [insert, insertKeepingID, delete, saveSequence, begin, commit] { sqlite3_finalize(statement) }
-        (insert, insertKeepingID, delete, saveSequence, begin, commit) = (nil, nil, nil, nil, nil, nil)
+        for statement in [insert, delete, saveSequence, begin, commit] { sqlite3_finalize(statement) }
+        (insert, delete, saveSequence, begin, commit) = (nil, nil, nil, nil, nil)
         sqlite3_close(db)
         db = nil
     }
@@ -111,18 +129,14 @@ public final class SQLiteSpool: @unchecked Sendable {
     /// Stores readings that already have ids (kept in memory while the disk could not be written, or
     /// salvaged from a damaged file), with their sequence numbers, in one transaction.
     public func restore(_ entries: [Entry], sequences: [String: Int], dropped lost: Int64 = 0) throws(SpoolError) {
-        guard let insertKeepingID else { throw SpoolError(path: path, operation: "restore", message: "closed") }
         try beginTransaction()
+        let highest = max(nextID - 1, entries.lazy.map(\.id).max() ?? 0)
         do throws(SpoolError) {
             for entry in entries {
-                sqlite3_reset(insertKeepingID)
-                sqlite3_bind_int64(insertKeepingID, 1, entry.id)
-                bindText(insertKeepingID, 2, entry.topic)
-                bindText(insertKeepingID, 3, entry.payload)
-                sqlite3_bind_int(insertKeepingID, 4, Int32(entry.qos))
-                guard sqlite3_step(insertKeepingID) == SQLITE_DONE else { throw error("restore") }
+                try insert(entry.id, entry.topic, entry.payload, qos: entry.qos, operation: "restore")
             }
             for (topic, value) in sequences where value > (self.sequences()[topic] ?? 0) { try save(sequence: value, for: topic) }
+            if highest >= nextID { try saveHighestID(highest) }
             if lost > 0 {
                 try execute("INSERT INTO counters (name, value) VALUES ('dropped', \(dropped + lost)) ON CONFLICT(name) DO UPDATE SET value = excluded.value")
             }
@@ -132,12 +146,28 @@ public final class SQLiteSpool: @unchecked Sendable {
             throw error
         }
         dropped += lost
+        nextID = highest + 1
+    }
+
+    /// Makes the next id follow `id` at least: ids given out before this file (the readings of a damaged
+    /// one that could not be salvaged) are never given out again, or a replay cursor past them would skip
+    /// the new readings.
+    public func reserveIDs(through id: Int64) throws(SpoolError) {
+        guard id >= nextID else { return }
+        try saveHighestID(id)
+        nextID = id + 1
     }
 
     /// The highest id ever given out, including readings already delivered and deleted: the next reading's
     /// id must be above it, or a replay cursor that passed it would skip the reading.
     public func highestID() throws(SpoolError) -> Int64 {
-        try scalar("SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'spool'), 0), coalesce((SELECT max(id) FROM spool), 0))")
+        guard db != nil else { throw SpoolError(path: path, operation: "highest id", message: "closed") }
+        return nextID - 1
+    }
+
+    /// The file's own record of it, read at open.
+    private func storedHighestID() throws(SpoolError) -> Int64 {
+        try scalar("SELECT max(coalesce((SELECT value FROM sequence WHERE topic = '\(Self.highestIDRow)'), 0), coalesce((SELECT max(id) FROM spool), 0))")
     }
 
     /// Stores a reading, and with it its `seq` when it has one; returns its id (the order of replay).
@@ -159,27 +189,27 @@ public final class SQLiteSpool: @unchecked Sendable {
     /// rate the last turn's acknowledgements ride along with this turn's readings, one journal commit for
     /// both. All or none.
     public func append(_ readings: [NewReading], removing acknowledged: [Int64]) throws(SpoolError) -> [Int64] {
-        guard let insert else { throw SpoolError(path: path, operation: "insert", message: "closed") }
+        guard insert != nil else { throw SpoolError(path: path, operation: "insert", message: "closed") }
         guard !readings.isEmpty || !acknowledged.isEmpty else { return [] }
         try beginTransaction()
         var ids: [Int64] = []
         ids.reserveCapacity(readings.count)
         do throws(SpoolError) {
             try delete(acknowledged)
+            var id = nextID
             for reading in readings {
-                sqlite3_reset(insert)
-                bindText(insert, 1, reading.topic)
-                bindText(insert, 2, reading.payload)
-                sqlite3_bind_int(insert, 3, Int32(reading.qos))
-                guard sqlite3_step(insert) == SQLITE_DONE else { throw error("insert") }
-                ids.append(sqlite3_last_insert_rowid(db))
+                try insert(id, reading.topic, reading.payload, qos: reading.qos, operation: "insert")
+                ids.append(id)
+                id += 1
                 if let sequence = reading.sequence { try save(sequence: sequence, for: reading.topic) }
             }
+            if let last = ids.last { try saveHighestID(last) }
             try commitTransaction()
         } catch {
             _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
             throw error
         }
+        if let last = ids.last { nextID = last + 1 }
         insertsSinceSizeCheck += readings.count
         // Three PRAGMAs every hundred readings: cheap, and the bound is never overshot by much.
         if insertsSinceSizeCheck >= 100 {
@@ -242,7 +272,7 @@ public final class SQLiteSpool: @unchecked Sendable {
     // MARK: sequence numbers, persisted so `seq` keeps counting across restarts
 
     public func sequences() -> [String: Int] {
-        guard let statement = try? prepare("SELECT topic, value FROM sequence") else { return [:] }
+        guard let statement = try? prepare("SELECT topic, value FROM sequence WHERE topic <> '\(Self.highestIDRow)'") else { return [:] }
         defer { sqlite3_finalize(statement) }
         var result: [String: Int] = [:]
         while sqlite3_step(statement) == SQLITE_ROW {
@@ -252,11 +282,30 @@ public final class SQLiteSpool: @unchecked Sendable {
     }
 
     public func save(sequence value: Int, for topic: String) throws(SpoolError) {
-        guard let saveSequence else { return }
+        guard let saveSequence, topic != Self.highestIDRow else { return }
         sqlite3_reset(saveSequence)
         bindText(saveSequence, 1, topic)
         sqlite3_bind_int64(saveSequence, 2, Int64(value))
         guard sqlite3_step(saveSequence) == SQLITE_DONE else { throw error("save sequence") }
+    }
+
+    private func saveHighestID(_ id: Int64) throws(SpoolError) {
+        guard let saveSequence else { throw SpoolError(path: path, operation: "save highest id", message: "closed") }
+        sqlite3_reset(saveSequence)
+        bindText(saveSequence, 1, Self.highestIDRow)
+        sqlite3_bind_int64(saveSequence, 2, id)
+        guard sqlite3_step(saveSequence) == SQLITE_DONE else { throw error("save highest id") }
+    }
+
+    /// Inside a transaction: one reading, under the id given.
+    private func insert(_ id: Int64, _ topic: String, _ payload: String, qos: Int, operation: String) throws(SpoolError) {
+        guard let insert else { throw SpoolError(path: path, operation: operation, message: "closed") }
+        sqlite3_reset(insert)
+        sqlite3_bind_int64(insert, 1, id)
+        bindText(insert, 2, topic)
+        bindText(insert, 3, payload)
+        sqlite3_bind_int(insert, 4, Int32(qos))
+        guard sqlite3_step(insert) == SQLITE_DONE else { throw error(operation) }
     }
 
     // MARK: size limit: drop oldest, count it

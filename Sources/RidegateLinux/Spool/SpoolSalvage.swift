@@ -9,7 +9,8 @@ public struct SpoolSalvage: Sendable {
     public var entries: [SQLiteSpool.Entry] = []
     public var sequences: [String: Int] = [:]
     public var dropped: Int64 = 0
-    /// The highest id the file had given out, when its sqlite_sequence row could be read.
+    /// The highest id the file had given out, when its record could be read (`SQLiteSpool.highestIDRow`, or
+    /// `sqlite_sequence` in a file of schema 1).
     public var highestID: Int64 = 0
     /// The oldest undelivered id the file last recorded (`SQLiteSpool`'s low-water mark), when readable.
     public var lowWater: Int64?
@@ -31,11 +32,12 @@ public struct SpoolSalvage: Sendable {
             return salvage
         }
         defer { sqlite3_close(db) }
-        salvage.highestID = scalar(db, "SELECT seq FROM sqlite_sequence WHERE name = 'spool'") ?? 0
+        salvage.highestID = max(scalar(db, "SELECT value FROM sequence WHERE topic = '\(SQLiteSpool.highestIDRow)'") ?? 0,
+                                scalar(db, "SELECT seq FROM sqlite_sequence WHERE name = 'spool'") ?? 0)
         salvage.dropped = scalar(db, "SELECT value FROM counters WHERE name = 'dropped'") ?? 0
         salvage.lowWater = scalar(db, "SELECT value FROM counters WHERE name = 'low_water'")
         salvage.entries = readings(db, upTo: salvage.highestID)
-        rows(db, "SELECT topic, value FROM sequence") { statement in
+        rows(db, "SELECT topic, value FROM sequence WHERE topic <> '\(SQLiteSpool.highestIDRow)'") { statement in
             salvage.sequences[text(statement, 0)] = Int(sqlite3_column_int64(statement, 1))
         }
         // The readings carry their own seq: they cover for a sequence table that could not be read.

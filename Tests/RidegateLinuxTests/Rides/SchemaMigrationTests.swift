@@ -49,15 +49,59 @@ import Testing
         #expect(try store.rides().count == 1 && (try store.rides().first?.points) == 266)
     }
 
-    @Test("The previous release's spool (no schema version): all 835 readings and their sequence numbers kept; schema 1 after")
+    @Test("The previous release's spool (no schema version): all 835 readings, their ids and sequence numbers kept; new ids follow the old highest; the current schema after")
     func spoolFromVersionZero() throws {
         let file = try copy("spool.sqlite")
         #expect(try userVersion(file) == 0)
         let spool = try SQLiteSpool(path: file)
         #expect(spool.depth() == 835)
+        let pending = try spool.pending(after: 0, limit: 1000)
+        #expect(pending.first?.id == 1 && pending.last?.id == 835 && pending.count == 835)
         #expect((spool.sequences()["heart_rate"] ?? 0) > 0 || (spool.sequences()["gps"] ?? 0) > 0)
+        #expect(spool.sequences()[""] == nil, "the highest-id record is not a topic's seq")
+        // Everything delivered, then a new reading: its id is above every old one (AUTOINCREMENT's promise, kept).
+        try spool.remove(pending.map(\.id))
+        #expect(try spool.append(topic: "gps", payload: "{}", qos: 1) == 836)
         spool.close() // the spool holds its file alone while open
+        #expect(try userVersion(file) == SQLiteSpool.schemaVersion)
+        let reopened = try SQLiteSpool(path: file)
+        #expect(try reopened.append(topic: "gps", payload: "{}", qos: 1) == 837)
+        reopened.close()
+    }
+
+    @Test("A spool of schema 1 (AUTOINCREMENT) with every reading delivered: after the upgrade, the next id still follows the highest it gave")
+    func spoolFromSchemaOneDelivered() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rg-migrate-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let file = dir + "/spool.sqlite"
+        let python = try Executables.find("python3", hint: "apt-get install python3").path
+        let make = Process()
+        make.executableURL = URL(fileURLWithPath: python)
+        // Schema 1 as the previous release wrote it: 50 readings, 47 delivered (deleted), seq 50.
+        make.arguments = ["-c", """
+            import sqlite3, sys
+            c = sqlite3.connect(sys.argv[1])
+            c.executescript(
+                "CREATE TABLE spool (id INTEGER PRIMARY KEY AUTOINCREMENT, topic TEXT NOT NULL, payload TEXT NOT NULL, qos INTEGER NOT NULL);"
+                "CREATE TABLE sequence (topic TEXT PRIMARY KEY, value INTEGER NOT NULL);"
+                "CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);"
+                "PRAGMA user_version = 1;")
+            for n in range(1, 51): c.execute("INSERT INTO spool (topic, payload, qos) VALUES ('gps', ?, 1)", ('{"seq":%d}' % n,))
+            c.execute("DELETE FROM spool WHERE id <= 47")
+            c.execute("INSERT INTO sequence VALUES ('gps', 50)")
+            c.commit()
+            """, file]
+        try make.run()
+        make.waitUntilExit()
+        #expect(make.terminationStatus == 0)
         #expect(try userVersion(file) == 1)
+        let spool = try SQLiteSpool(path: file)
+        #expect(try spool.pending(after: 0, limit: 10).map(\.id) == [48, 49, 50])
+        #expect(spool.sequences() == ["gps": 50])
+        try spool.remove([48, 49, 50])
+        #expect(try spool.append(topic: "gps", payload: #"{"seq":51}"#, qos: 1, sequence: 51) == 51)
+        spool.close()
+        #expect(try userVersion(file) == SQLiteSpool.schemaVersion)
     }
 
     @Test("A file from a newer ridegate is refused with what to do, not misread")

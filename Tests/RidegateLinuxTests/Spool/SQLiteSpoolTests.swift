@@ -74,6 +74,43 @@ import Testing
         #expect(reopened.depth() == 5)
     }
 
+    @Test("Ids keep rising after every reading was delivered, across reopens, and past reserved ones: never given out twice")
+    func idsNeverReused() throws {
+        let file = path()
+        do {
+            let spool = try SQLiteSpool(path: file)
+            let ids = try spool.append((1...3).map { NewReading(topic: "gps", payload: "{}", qos: 1, sequence: $0) })
+            #expect(ids == [1, 2, 3])
+            try spool.remove(ids)
+            #expect(spool.depth() == 0)
+            #expect(try spool.highestID() == 3)
+        }
+        do {
+            let reopened = try SQLiteSpool(path: file)
+            #expect(try reopened.highestID() == 3)
+            #expect(try reopened.append(topic: "gps", payload: "{}", qos: 1) == 4)
+            try reopened.reserveIDs(through: 500)
+            try reopened.reserveIDs(through: 10) // never backwards
+            #expect(try reopened.append(topic: "gps", payload: "{}", qos: 1) == 501)
+        }
+        let again = try SQLiteSpool(path: file)
+        #expect(try again.append(topic: "gps", payload: "{}", qos: 1) == 502)
+        #expect(again.sequences() == ["gps": 3])
+    }
+
+    @Test("A reading's transaction writes two pages to the journal (its row's, and the page of the seq numbers and the highest id), not three")
+    func twoPagesPerReading() throws {
+        let file = path()
+        let spool = try SQLiteSpool(path: file)
+        func walBytes() throws -> Int { try #require(FileManager.default.attributesOfItem(atPath: file + "-wal")[.size] as? Int) }
+        for seq in 1...5 { try spool.append(topic: "gps", payload: "{\"seq\":\(seq)}", qos: 1, sequence: seq) }
+        let before = try walBytes()
+        for seq in 6...15 { try spool.append(topic: "gps", payload: "{\"seq\":\(seq)}", qos: 1, sequence: seq) }
+        // A WAL frame is a 24-byte header and a page; a new file's pages are 1 KiB.
+        let frames = (try walBytes() - before) / (24 + 1024)
+        #expect(frames == 10 * 2, "\(frames) journal frames for 10 readings")
+    }
+
     @Test("An unusable path is a clear error, not a crash")
     func badPath() {
         #expect(throws: SpoolError.self) { try SQLiteSpool(path: "/nonexistent-dir/spool.sqlite") }

@@ -57,6 +57,21 @@ import Testing
         #expect(spool.mode == "disk")
     }
 
+    @Test("The newest readings' pages destroyed: only the file's record of its highest id tells how many were lost; they are counted")
+    func newestPagesDestroyed() throws {
+        let dir = directory()
+        let file = dir + "/spool.sqlite"
+        try writeSpool(file, count: 300)
+        let size = try #require(FileManager.default.attributesOfItem(atPath: file)[.size] as? Int)
+        try overwrite(file, at: size - 3 * 1024, count: 3 * 1024, with: 0x5A) // the last three 1 KiB pages
+        let spool = ResilientSpool(path: file, maximumBytes: 200 * 1024 * 1024, logger: CapturingLogHandler().logger())
+        #expect(spool.recoveries == 1)
+        let pending = try spool.pending(after: 0, limit: 1000)
+        #expect(pending.count < 300 && (pending.last?.id ?? 0) < 300, "the newest were destroyed: salvaged up to \(pending.last?.id ?? 0)")
+        #expect(Int64(pending.count) + spool.dropped == 300, "salvaged \(pending.count), dropped \(spool.dropped)")
+        #expect(try spool.append(topic: "heart_rate", payload: payload(301), qos: 1, sequence: 301) > 300)
+    }
+
     @Test("A destroyed header: kept aside, a new spool, and seq carried over from what remains readable (nothing here)")
     func destroyedHeader() throws {
         let dir = directory()
@@ -86,6 +101,23 @@ import Testing
         #expect(try holder.pending(after: 0, limit: 10).count == 1)
         #expect(!FileManager.default.fileExists(atPath: file + ".damaged-1"))
         holder.close()
+    }
+
+    @Test("Readings held in memory and delivered before the file comes back keep their ids: the file's next reading follows them")
+    func idsGivenOutInMemoryStayGivenOut() throws {
+        let file = directory() + "/spool.sqlite"
+        let holder = try SQLiteSpool(path: file)
+        let clock = Observed<Double>(0)
+        let spool = ResilientSpool(path: file, maximumBytes: 200 * 1024 * 1024, retryInterval: 5, logger: CapturingLogHandler().logger(),
+                                   now: { clock.current })
+        #expect(spool.mode == "memory")
+        let inMemory = try spool.append((1...3).map { NewReading(topic: "gps", payload: payload($0), qos: 1, sequence: $0) })
+        try spool.remove(inMemory) // delivered from memory
+        holder.close()
+        clock.update { $0 = 10 }
+        let next = try spool.append(topic: "gps", payload: payload(4), qos: 1, sequence: 4)
+        #expect(spool.mode == "disk")
+        #expect(next > (inMemory.max() ?? 0), "ids \(inMemory) were given out in memory; the file gave \(next)")
     }
 
     @Test("A full disk: readings wait in memory (the newest, the rest counted), one line each way, back to disk in order when space returns")
