@@ -22,8 +22,9 @@ public final class PacketPeer: @unchecked Sendable {
         }
     }
 
-    /// The next packet, or nil after `timeout` seconds.
-    public func receive(timeout: TimeInterval = 5) async -> [UInt8]? {
+    /// The next packet, or nil after `timeout` seconds. The default only bounds a wait for a packet that
+    /// should come: generous, since a loaded machine (a build beside the suite) can start a session seconds late.
+    public func receive(timeout: TimeInterval = TestTime.seconds(15)) async -> [UInt8]? {
         let index = consumed
         let packets = await received.wait(timeout: timeout) { $0.count > index }
         guard packets.count > index else { return nil }

@@ -77,7 +77,8 @@ import Testing
         let python = try Executables.find("python3", hint: "apt-get install python3").path
         let make = Process()
         make.executableURL = URL(fileURLWithPath: python)
-        // Schema 1 as the previous release wrote it: 50 readings, 47 delivered (deleted), seq 50.
+        // Schema 1 as the previous release wrote it: 50 readings, all delivered (deleted), seq 50: only
+        // sqlite_sequence still knows the highest id.
         make.arguments = ["-c", """
             import sqlite3, sys
             c = sqlite3.connect(sys.argv[1])
@@ -87,7 +88,7 @@ import Testing
                 "CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);"
                 "PRAGMA user_version = 1;")
             for n in range(1, 51): c.execute("INSERT INTO spool (topic, payload, qos) VALUES ('gps', ?, 1)", ('{"seq":%d}' % n,))
-            c.execute("DELETE FROM spool WHERE id <= 47")
+            c.execute("DELETE FROM spool")
             c.execute("INSERT INTO sequence VALUES ('gps', 50)")
             c.commit()
             """, file]
@@ -96,9 +97,8 @@ import Testing
         #expect(make.terminationStatus == 0)
         #expect(try userVersion(file) == 1)
         let spool = try SQLiteSpool(path: file)
-        #expect(try spool.pending(after: 0, limit: 10).map(\.id) == [48, 49, 50])
+        #expect(try spool.pending(after: 0, limit: 10).isEmpty)
         #expect(spool.sequences() == ["gps": 50])
-        try spool.remove([48, 49, 50])
         #expect(try spool.append(topic: "gps", payload: #"{"seq":51}"#, qos: 1, sequence: 51) == 51)
         spool.close()
         #expect(try userVersion(file) == SQLiteSpool.schemaVersion)

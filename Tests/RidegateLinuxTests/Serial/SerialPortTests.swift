@@ -41,7 +41,7 @@ import Testing
                 ending.update { $0 = "other: \(error)" }
             }
         }
-        let how = await ending.wait(timeout: TestTime.seconds(5)) { $0 != nil }
+        let how = await ending.wait(timeout: TestTime.seconds(15)) { $0 != nil }
         reader.cancel()
         // A hung-up tty reads 0 (hung_up_tty_read); a USB adapter that vanishes gives EIO instead, which the
         // stream throws and GPSSource treats the same way (GPSSourceTests unplugs a device for real).
