@@ -67,7 +67,10 @@ public enum GatewayAssembly {
     public static func demo(config: GatewayConfig, options: DemoOptions, version: String, logger: Logger) throws(SetupError) -> Gateway {
         var builder = RideProfile.Builder()
         do {
-            try TextFile.readChunks(options.ridePath) { builder.add($0) }
+            try TextFile.readChunks(options.ridePath) { chunk in
+                builder.add(chunk)
+                return true
+            }
         } catch {
             throw SetupError(description: "cannot read the demo ride: \(error). Pass one with --ride PATH")
         }

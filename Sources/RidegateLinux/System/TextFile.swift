@@ -5,32 +5,17 @@ public enum TextFile {
     /// - Parameter limit: stop once more than this many bytes were read, so a caller can refuse a file that is
     ///   too large — or endless, like /dev/zero — without reading it all.
     public static func readBytes(_ path: String, limit: Int = .max) throws(SystemCallError) -> [UInt8] {
-        let fd: FileDescriptor
-        do {
-            fd = try FileDescriptor.open(path, O_RDONLY | O_CLOEXEC)
-        } catch {
-            throw SystemCallError("open", path, error)
-        }
-        defer { fd.close() }
         var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let result = chunk.withUnsafeMutableBytes { buffer in
-                Result { () throws(Errno) -> Int in try fd.read(into: buffer) }
-            }
-            let n: Int
-            switch result {
-            case .success(let count): n = count
-            case .failure(let error): throw SystemCallError("read", path, error)
-            }
-            if n == 0 { return bytes }
-            bytes.append(contentsOf: chunk[0..<n])
-            if bytes.count > limit { return bytes }
+        try readChunks(path, size: 65_536) { chunk in
+            bytes.append(contentsOf: chunk)
+            return bytes.count <= limit
         }
+        return bytes
     }
 
-    /// Hands a file to `body` a piece at a time, for a file not worth holding whole (the demo's ride).
-    public static func readChunks(_ path: String, size: Int = 4096, _ body: (ArraySlice<UInt8>) -> Void) throws(SystemCallError) {
+    /// Hands a file to `body` a piece at a time until its end, or until `body` returns false: for a file not
+    /// worth holding whole (the demo's ride).
+    public static func readChunks(_ path: String, size: Int = 4096, _ body: (ArraySlice<UInt8>) -> Bool) throws(SystemCallError) {
         let fd: FileDescriptor
         do {
             fd = try FileDescriptor.open(path, O_RDONLY | O_CLOEXEC)
@@ -45,7 +30,7 @@ public enum TextFile {
             }
             switch result {
             case .success(0): return
-            case .success(let n): body(chunk[0..<n])
+            case .success(let n): guard body(chunk[0..<n]) else { return }
             case .failure(let error): throw SystemCallError("read", path, error)
             }
         }
