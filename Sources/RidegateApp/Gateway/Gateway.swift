@@ -49,12 +49,12 @@ public struct Gateway: Sendable {
     }
 
     private func runHere(signals: AsyncStream<Int32>) async -> StopReason {
-        let (events, emitter) = AsyncStream.makeStream(of: SourceEvent.self, bufferingPolicy: .unbounded)
+        let events = EventChannel<SourceEvent>()
         let reason = await withTaskGroup(of: Void.self, returning: StopReason.self) { outer in
             outer.addTask { await consume(events) }
-            let reason = await runSources(emit: { emitter.yield($0) }, signals: signals)
+            let reason = await runSources(emit: { events.send($0) }, signals: signals)
             logger.debug("sources stopped")
-            emitter.finish()
+            events.finish()
             await outer.waitForAll()
             logger.debug("events drained")
             return reason
@@ -67,12 +67,12 @@ public struct Gateway: Sendable {
         return reason
     }
 
-    private func consume(_ events: AsyncStream<SourceEvent>) async {
+    private func consume(_ events: EventChannel<SourceEvent>) async {
         var core = core
         for effect in core.startupEffects() {
             for sink in sinks { sink.apply(effect) }
         }
-        for await event in events {
+        while let event = await events.next() {
             for effect in core.handle(event) {
                 for sink in sinks { sink.apply(effect) }
             }
