@@ -35,6 +35,10 @@ public final class SQLiteSpool: @unchecked Sendable {
     /// in `sqlite_sequence`, a page of its own, a third of every transaction's writes to the SD card.
     static let highestIDRow = ""
 
+    /// Ids above this are a damaged record, not readings (at 1 000 readings a second it is 146 million years
+    /// away): below it, adding a reading's id can never overflow.
+    static let idCeiling: Int64 = 1 << 62
+
     /// The schema, one step per version (`SQLiteSchema`). Version 1 is the layout of 0.x releases, which
     /// left `user_version` at 0: its step creates the tables only where they do not exist, adopting those files.
     /// Version 2 drops AUTOINCREMENT: the highest id moves from `sqlite_sequence` to the `sequence` table's
@@ -102,7 +106,8 @@ public final class SQLiteSpool: @unchecked Sendable {
         saveSequence = try prepare("INSERT INTO sequence (topic, value) VALUES (?1, ?2) ON CONFLICT(topic) DO UPDATE SET value = excluded.value")
         begin = try prepare("BEGIN IMMEDIATE")
         commit = try prepare("COMMIT")
-        dropped = (try? scalar("SELECT value FROM counters WHERE name = 'dropped'")) ?? 0
+        // A count no run could have reached is a damaged record: start again from 0 rather than overflow.
+        dropped = (try? scalar("SELECT value FROM counters WHERE name = 'dropped'")).flatMap { (0...Self.idCeiling).contains($0) ? $0 : nil } ?? 0
         nextID = try storedHighestID() + 1
         try execute("INSERT OR IGNORE INTO counters (name, value) VALUES ('low_water', \(try lowWater()))")
     }
@@ -129,6 +134,7 @@ public final class SQLiteSpool: @unchecked Sendable {
     /// Stores readings that already have ids (kept in memory while the disk could not be written, or
     /// salvaged from a damaged file), with their sequence numbers, in one transaction.
     public func restore(_ entries: [Entry], sequences: [String: Int], dropped lost: Int64 = 0) throws(SpoolError) {
+        for entry in entries { try checkPlausible(entry.id, "a reading's id") }
         try beginTransaction()
         let highest = max(nextID - 1, entries.lazy.map(\.id).max() ?? 0)
         do throws(SpoolError) {
@@ -153,6 +159,7 @@ public final class SQLiteSpool: @unchecked Sendable {
     /// one that could not be salvaged) are never given out again, or a replay cursor past them would skip
     /// the new readings.
     public func reserveIDs(through id: Int64) throws(SpoolError) {
+        try checkPlausible(id, "an id to reserve")
         guard id >= nextID else { return }
         try saveHighestID(id)
         nextID = id + 1
@@ -165,9 +172,18 @@ public final class SQLiteSpool: @unchecked Sendable {
         return nextID - 1
     }
 
-    /// The file's own record of it, read at open.
+    /// The file's own record of it, read at open; an implausible one is damage (the file is then kept aside
+    /// and salvaged), never a number to count on from.
     private func storedHighestID() throws(SpoolError) -> Int64 {
-        try scalar("SELECT max(coalesce((SELECT value FROM sequence WHERE topic = '\(Self.highestIDRow)'), 0), coalesce((SELECT max(id) FROM spool), 0))")
+        let highest = try scalar("SELECT max(coalesce((SELECT value FROM sequence WHERE topic = '\(Self.highestIDRow)'), 0), coalesce((SELECT max(id) FROM spool), 0))")
+        try checkPlausible(highest, "its highest reading id")
+        return highest
+    }
+
+    private func checkPlausible(_ id: Int64, _ what: String) throws(SpoolError) {
+        guard id >= 0, id <= Self.idCeiling else {
+            throw SpoolError(path: path, operation: "open", message: "\(what) (\(id)) is not one ridegate gave out", code: SQLITE_CORRUPT)
+        }
     }
 
     /// Stores a reading, and with it its `seq` when it has one; returns its id (the order of replay).

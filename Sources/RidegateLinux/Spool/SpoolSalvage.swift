@@ -34,8 +34,11 @@ public struct SpoolSalvage: Sendable {
         defer { sqlite3_close(db) }
         salvage.highestID = max(scalar(db, "SELECT value FROM sequence WHERE topic = '\(SQLiteSpool.highestIDRow)'") ?? 0,
                                 scalar(db, "SELECT seq FROM sqlite_sequence WHERE name = 'spool'") ?? 0)
-        salvage.dropped = scalar(db, "SELECT value FROM counters WHERE name = 'dropped'") ?? 0
-        salvage.lowWater = scalar(db, "SELECT value FROM counters WHERE name = 'low_water'")
+        // A damaged record of it is no record: the readings' own ids and the low-water mark still count the loss.
+        if salvage.highestID > SQLiteSpool.idCeiling { salvage.highestID = 0 }
+        // Counters outside anything ridegate could have written are damage too: left out, not added up.
+        salvage.dropped = scalar(db, "SELECT value FROM counters WHERE name = 'dropped'").flatMap(plausible) ?? 0
+        salvage.lowWater = scalar(db, "SELECT value FROM counters WHERE name = 'low_water'").flatMap(plausible)
         salvage.entries = readings(db, upTo: salvage.highestID)
         rows(db, "SELECT topic, value FROM sequence WHERE topic <> '\(SQLiteSpool.highestIDRow)'") { statement in
             salvage.sequences[text(statement, 0)] = Int(sqlite3_column_int64(statement, 1))
@@ -63,6 +66,8 @@ public struct SpoolSalvage: Sendable {
             while result == SQLITE_ROW {
                 let entry = SQLiteSpool.Entry(id: sqlite3_column_int64(statement, 0), topic: text(statement, 1),
                                               payload: text(statement, 2), qos: Int(sqlite3_column_int(statement, 3)))
+                // An id outside what was ever given out is a damaged key, not a reading.
+                if entry.id > SQLiteSpool.idCeiling { return entries }
                 if entry.id > after {
                     entries.append(entry)
                     after = entry.id
@@ -77,6 +82,8 @@ public struct SpoolSalvage: Sendable {
         }
         return entries
     }
+
+    private static func plausible(_ value: Int64) -> Int64? { value >= 0 && value <= SQLiteSpool.idCeiling ? value : nil }
 
     static func sequenceNumber(in payload: String) -> Int? {
         guard let range = payload.utf8.firstRange(of: Array("\"seq\":".utf8)) else { return nil }

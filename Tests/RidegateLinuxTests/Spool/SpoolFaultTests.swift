@@ -72,6 +72,36 @@ import Testing
         #expect(try spool.append(topic: "heart_rate", payload: payload(301), qos: 1, sequence: 301) > 300)
     }
 
+    @Test("A spool whose numbers are damaged (the highest id and the counters at Int64's limits): kept aside and salvaged, no crash, no overflow; new ids follow the readings")
+    func implausibleNumbers() throws {
+        let dir = directory()
+        let file = dir + "/spool.sqlite"
+        try writeSpool(file, count: 20)
+        let python = try Executables.find("python3", hint: "apt-get install python3").path
+        let damage = Process()
+        damage.executableURL = URL(fileURLWithPath: python)
+        damage.arguments = ["-c", """
+            import sqlite3, sys
+            c = sqlite3.connect(sys.argv[1])
+            c.execute("UPDATE sequence SET value = 9223372036854775807 WHERE topic = ''")
+            c.execute("INSERT OR REPLACE INTO counters VALUES ('low_water', -9223372036854775808)")
+            c.execute("INSERT OR REPLACE INTO counters VALUES ('dropped', 9223372036854775807)")
+            c.commit()
+            """, file]
+        try damage.run()
+        damage.waitUntilExit()
+        #expect(damage.terminationStatus == 0)
+        let log = CapturingLogHandler()
+        let spool = ResilientSpool(path: file, maximumBytes: 200 * 1024 * 1024, logger: log.logger())
+        #expect(spool.recoveries == 1 && spool.mode == "disk")
+        #expect(log.lines.contains { $0.contains("the spool was damaged") && $0.contains("not one ridegate gave out") }, "\(log.lines)")
+        let pending = try spool.pending(after: 0, limit: 100)
+        #expect(pending.map(\.id) == Array(1...20))
+        #expect(pending.allSatisfy { $0.payload == payload(Int($0.id)) })
+        #expect(spool.dropped == 0)
+        #expect(try spool.append(topic: "heart_rate", payload: payload(21), qos: 1, sequence: 21) == 21)
+    }
+
     @Test("A destroyed header: kept aside, a new spool, and seq carried over from what remains readable (nothing here)")
     func destroyedHeader() throws {
         let dir = directory()
