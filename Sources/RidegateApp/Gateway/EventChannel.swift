@@ -21,6 +21,10 @@ final class EventChannel<Element: Sendable>: Sendable {
             if head == buffer.count {
                 buffer.removeAll(keepingCapacity: true)
                 head = 0
+            } else if head >= 64, head * 2 >= buffer.count {
+                // A consumer that never quite catches up must not keep every taken slot.
+                buffer.removeFirst(head)
+                head = 0
             }
             return element
         }

@@ -36,6 +36,19 @@ struct EventChannelTests {
         }
     }
 
+    @Test("A consumer that never quite catches up gets every event in order (taken slots are let go on the way)")
+    func laggingConsumer() async {
+        let channel = EventChannel<Int>()
+        var got: [Int] = []
+        for round in 0..<5 {
+            for i in 0..<1000 { channel.send(round * 1000 + i) }
+            for _ in 0..<700 { if let n = await channel.next() { got.append(n) } }
+        }
+        channel.finish()
+        while let n = await channel.next() { got.append(n) }
+        #expect(got == Array(0..<5000))
+    }
+
     @Test("A finish while events wait: the consumer still gets them, then nil")
     func finishDrainsFirst() async {
         let channel = EventChannel<String>()
