@@ -32,10 +32,9 @@ public struct SpoolSalvage: Sendable {
             return salvage
         }
         defer { sqlite3_close(db) }
-        salvage.highestID = max(scalar(db, "SELECT value FROM sequence WHERE topic = '\(SQLiteSpool.highestIDRow)'") ?? 0,
-                                scalar(db, "SELECT seq FROM sqlite_sequence WHERE name = 'spool'") ?? 0)
         // A damaged record of it is no record: the readings' own ids and the low-water mark still count the loss.
-        if salvage.highestID > SQLiteSpool.idCeiling { salvage.highestID = 0 }
+        salvage.highestID = plausible(max(scalar(db, "SELECT value FROM sequence WHERE topic = '\(SQLiteSpool.highestIDRow)'") ?? 0,
+                                          scalar(db, "SELECT seq FROM sqlite_sequence WHERE name = 'spool'") ?? 0)) ?? 0
         // Counters outside anything ridegate could have written are damage too: left out, not added up.
         salvage.dropped = scalar(db, "SELECT value FROM counters WHERE name = 'dropped'").flatMap(plausible) ?? 0
         salvage.lowWater = scalar(db, "SELECT value FROM counters WHERE name = 'low_water'").flatMap(plausible)
@@ -66,8 +65,11 @@ public struct SpoolSalvage: Sendable {
             while result == SQLITE_ROW {
                 let entry = SQLiteSpool.Entry(id: sqlite3_column_int64(statement, 0), topic: text(statement, 1),
                                               payload: text(statement, 2), qos: Int(sqlite3_column_int(statement, 3)))
-                // An id outside what was ever given out is a damaged key, not a reading.
-                if entry.id > SQLiteSpool.idCeiling { return entries }
+                // An id outside what was ever given out is a damaged key, not a reading; nothing follows it.
+                if entry.id > SQLiteSpool.idCeiling {
+                    sqlite3_finalize(statement)
+                    return entries
+                }
                 if entry.id > after {
                     entries.append(entry)
                     after = entry.id

@@ -31,6 +31,17 @@ import Testing
         try handle.close()
     }
 
+    /// Changes the file with Python's own SQLite, as damage would (values no ridegate writes).
+    func damage(_ file: String, statements: [String]) throws {
+        let python = try Executables.find("python3", hint: "apt-get install python3").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = ["-c", "import sqlite3, sys\nc = sqlite3.connect(sys.argv[1])\nfor s in sys.argv[2:]: c.execute(s)\nc.commit()", file] + statements
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+    }
+
     @Test("Corrupt pages: the file is kept aside, readable readings salvaged with their ids, the rest counted, seq kept, said loudly")
     func corruptPages() throws {
         let dir = directory()
@@ -77,20 +88,11 @@ import Testing
         let dir = directory()
         let file = dir + "/spool.sqlite"
         try writeSpool(file, count: 20)
-        let python = try Executables.find("python3", hint: "apt-get install python3").path
-        let damage = Process()
-        damage.executableURL = URL(fileURLWithPath: python)
-        damage.arguments = ["-c", """
-            import sqlite3, sys
-            c = sqlite3.connect(sys.argv[1])
-            c.execute("UPDATE sequence SET value = 9223372036854775807 WHERE topic = ''")
-            c.execute("INSERT OR REPLACE INTO counters VALUES ('low_water', -9223372036854775808)")
-            c.execute("INSERT OR REPLACE INTO counters VALUES ('dropped', 9223372036854775807)")
-            c.commit()
-            """, file]
-        try damage.run()
-        damage.waitUntilExit()
-        #expect(damage.terminationStatus == 0)
+        try damage(file, statements: [
+            "UPDATE sequence SET value = 9223372036854775807 WHERE topic = ''",
+            "INSERT OR REPLACE INTO counters VALUES ('low_water', -9223372036854775808)",
+            "INSERT OR REPLACE INTO counters VALUES ('dropped', 9223372036854775807)",
+        ])
         let log = CapturingLogHandler()
         let spool = ResilientSpool(path: file, maximumBytes: 200 * 1024 * 1024, logger: log.logger())
         #expect(spool.recoveries == 1 && spool.mode == "disk")
@@ -100,6 +102,20 @@ import Testing
         #expect(pending.allSatisfy { $0.payload == payload(Int($0.id)) })
         #expect(spool.dropped == 0)
         #expect(try spool.append(topic: "heart_rate", payload: payload(21), qos: 1, sequence: 21) == 21)
+    }
+
+    @Test("A salvage that meets a reading id beyond anything given out stops there, keeps what came before, and closes the file")
+    func salvageStopsAtADamagedKey() throws {
+        let file = directory() + "/spool.sqlite"
+        try writeSpool(file, count: 5)
+        try damage(file, statements: ["INSERT INTO spool (id, topic, payload, qos) VALUES (4611686018427387909, 'gps', '{}', 1)"])
+        func descriptorsOnTheFile() -> Int {
+            let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+            return fds.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)) == file }.count
+        }
+        let salvage = SpoolSalvage.read(path: file)
+        #expect(salvage.entries.map(\.id) == [1, 2, 3, 4, 5])
+        #expect(descriptorsOnTheFile() == 0, "the damaged file is closed after the salvage")
     }
 
     @Test("A destroyed header: kept aside, a new spool, and seq carried over from what remains readable (nothing here)")
