@@ -4,6 +4,7 @@
 #include "linux_shim.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <sys/timex.h>
 #include <unistd.h>
@@ -54,3 +55,5 @@ int rg_epoll_wait(int epfd, int *fds, int *hangups, int capacity, int timeout_ms
 }
 
 int rg_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+
+int rg_one_malloc_arena(void) { return mallopt(M_ARENA_MAX, 1); }

@@ -25,6 +25,10 @@ int rg_epoll_wait(int epfd, int *fds, int *hangups, int capacity, int timeout_ms
 /* eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC). */
 int rg_eventfd(void);
 
+/* mallopt(M_ARENA_MAX, 1): every thread allocates from the main arena. glibc gives a thread of its own an
+ * arena of its own, whose pages stay with the process after the thread ends. 1 on success, 0 if refused. */
+int rg_one_malloc_arena(void);
+
 /* Swift concurrency's jobs, routed to ridegate's event loop instead of Dispatch's thread pool (whose
  * 1 Hz pool monitor would wake an idle daemon forever). `sink` receives every job the runtime would give
  * to its global or main executor, with the CLOCK_MONOTONIC nanoseconds at which it may run (0: now) and

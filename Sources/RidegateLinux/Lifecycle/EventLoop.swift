@@ -83,6 +83,10 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// main executor, timers included), starts `main` as a task on it and never returns: the program ends
     /// when `main` calls exit. So an idle process has no thread that wakes: Dispatch's pool never starts.
     public static func runProcess(_ main: @escaping @Sendable (EventLoop) async -> Void) throws(SystemCallError) -> Never {
+        // The loop is the one long-lived thread; the rest (the ride log's writer, a blocking connect) come
+        // and go. glibc would give each its own malloc arena and keep the arena's pages after the thread
+        // ended (128 KB in the demo): they share the main one. A refusal only costs that memory.
+        _ = rg_one_malloc_arena()
         let loop = try EventLoop(descriptors: ())
         // The runtime holds the loop for the rest of the process.
         rg_route_swift_jobs(Unmanaged.passRetained(loop).toOpaque()) { context, job, due, mainExecutor in

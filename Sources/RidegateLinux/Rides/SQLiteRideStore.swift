@@ -52,6 +52,18 @@ public final class SQLiteRideStore: @unchecked Sendable {
         UPDATE rides SET moved = end;
         """,
     ]
+
+    /// What the steps end at, for a new file in one go (the added columns last, in the order the steps add them).
+    static let currentLayout = """
+        CREATE TABLE rides (id INTEGER PRIMARY KEY AUTOINCREMENT, start REAL NOT NULL, end REAL NOT NULL,
+                            points INTEGER NOT NULL DEFAULT 0, distance REAL NOT NULL DEFAULT 0,
+                            moving REAL NOT NULL DEFAULT 0, exported TEXT NOT NULL DEFAULT '',
+                            name TEXT, moved REAL, gain REAL, loss REAL, hr_avg REAL, hr_max INTEGER);
+        CREATE TABLE points (ride INTEGER NOT NULL REFERENCES rides(id) ON DELETE CASCADE, time REAL NOT NULL,
+                             lat REAL NOT NULL, lon REAL NOT NULL, alt REAL, speed REAL, distance REAL NOT NULL,
+                             hr INTEGER, cadence REAL, power INTEGER);
+        CREATE INDEX points_by_ride ON points (ride, time);
+        """
     public static var schemaVersion: Int { schema.count }
 
     public let path: String
@@ -88,7 +100,7 @@ public final class SQLiteRideStore: @unchecked Sendable {
         guard !readOnly else { return }
         // scripts/bench measures what the small pages save on the SD card.
         try SQLiteCalls.configureWritable(handle, path: path)
-        let migration = try SQLiteSchema.migrate(handle, path: path, steps: Self.schema)
+        let migration = try SQLiteSchema.migrate(handle, path: path, steps: Self.schema, current: Self.currentLayout)
         if migration.from < 2, migration.to >= 2 { try nameUnnamedRides() }
     }
 

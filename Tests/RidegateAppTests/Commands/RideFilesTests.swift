@@ -165,6 +165,18 @@ import Testing
         #expect(nothing == 69)
     }
 
+    /// glibc's malloc arenas for threads other than the first: each is 64 MiB of address space, all but its
+    /// used start inaccessible (a thread stack's guard, the only other such mapping, is a page or two).
+    func threadArenas(of pid: pid_t) throws -> Int {
+        let maps = try String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8)
+        return maps.split(separator: "\n").filter { line in
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count == 5, fields[1] == "---p" else { return false }
+            let bounds = fields[0].split(separator: "-").compactMap { UInt64($0, radix: 16) }
+            return bounds.count == 2 && bounds[1] - bounds[0] > 1 << 20
+        }.count
+    }
+
     @Test("SIGKILL mid-ride: the ride log keeps everything up to the last batch (5 s of GPS time) before the kill")
     func killedMidRide() async throws {
         let broker = try MosquittoBroker()
@@ -175,6 +187,8 @@ import Testing
         // Until at least a minute of the ride is out on MQTT, then no orderly stop at all.
         let seen = await sub.wait(timeout: TestTime.seconds(30)) { $0.count >= 60 }
         #expect(seen.count >= 60)
+        // The ride log's writer thread came and went with each batch and left no malloc arena of its own.
+        #expect(try threadArenas(of: demo.pid) == 0)
         demo.signal(SIGKILL)
         _ = await demo.waitForExit(timeout: TestTime.seconds(5))
         let published = sub.messages.compactMap { $0.json["ts"] as? String }.max() ?? ""

@@ -33,13 +33,7 @@ import Testing
 
     /// Changes the file with Python's own SQLite, as damage would (values no ridegate writes).
     func damage(_ file: String, statements: [String]) throws {
-        let python = try Executables.find("python3", hint: "apt-get install python3").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = ["-c", "import sqlite3, sys\nc = sqlite3.connect(sys.argv[1])\nfor s in sys.argv[2:]: c.execute(s)\nc.commit()", file] + statements
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        _ = try PythonSQLite.run("c = sqlite3.connect(sys.argv[1])\nfor s in sys.argv[2:]: c.execute(s)\nc.commit()", [file] + statements)
     }
 
     @Test("Corrupt pages: the file is kept aside, readable readings salvaged with their ids, the rest counted, seq kept, said loudly")
