@@ -9,25 +9,9 @@ import RidegateLinux
 /// exactly once, under the lock).
 final class EventChannel<Element: Sendable>: Sendable {
     private struct State: Sendable {
-        var buffer: [Element] = []
-        var head = 0
+        var buffer = FIFOBuffer<Element>()
         var waiter: UnsafeContinuation<Element?, Never>?
         var finished = false
-
-        mutating func takeBuffered() -> Element? {
-            guard head < buffer.count else { return nil }
-            let element = buffer[head]
-            head += 1
-            if head == buffer.count {
-                buffer.removeAll(keepingCapacity: true)
-                head = 0
-            } else if head >= 64, head * 2 >= buffer.count {
-                // A consumer that never quite catches up must not keep every taken slot.
-                buffer.removeFirst(head)
-                head = 0
-            }
-            return element
-        }
     }
 
     private let state = Locked(State())
@@ -58,11 +42,11 @@ final class EventChannel<Element: Sendable>: Sendable {
 
     /// The next event, or nil once finished and drained, or when the consumer's task is cancelled.
     func next() async -> Element? {
-        if let element = state.withLock({ $0.takeBuffered() }) { return element }
+        if let element = state.withLock({ $0.buffer.takeFirst() }) { return element }
         return await withTaskCancellationHandler {
             await withUnsafeContinuation { (continuation: UnsafeContinuation<Element?, Never>) in
                 let answer = state.withLock { state -> Element?? in
-                    if let element = state.takeBuffered() { return .some(element) }
+                    if let element = state.buffer.takeFirst() { return .some(element) }
                     if state.finished || Task.isCancelled { return .some(nil) }
                     state.waiter = continuation
                     return .none

@@ -10,7 +10,7 @@ struct NMEAStreamReader: Sendable {
     let clock: SystemClock
     let logger: Logger
 
-    func read(_ chunks: AsyncThrowingStream<[UInt8], Error>, emit: @escaping @Sendable (SourceEvent) -> Void) async -> NMEAStatistics {
+    func read(_ chunks: ChunkStream, emit: @escaping @Sendable (SourceEvent) -> Void) async -> NMEAStatistics {
         var splitter = LineSplitter(maximumLength: NMEAFraming.maximumLength + 8)
         let decoder = NMEADecoder()
         var assembler = FixAssembler(notBefore: rolloverFloor)

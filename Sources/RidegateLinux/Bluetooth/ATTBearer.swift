@@ -13,7 +13,7 @@ public final class ATTBearer: Sendable {
     public let descriptor: SharedDescriptor
     public let label: String
     /// Incoming PDUs; finishes when the peer disconnects, throws on a socket error.
-    public let incoming: AsyncThrowingStream<[UInt8], Error>
+    public let incoming: ChunkStream
 
     public init(descriptor: FileDescriptor, label: String) {
         self.descriptor = SharedDescriptor(descriptor)

@@ -45,7 +45,7 @@ public struct AdvertisementScanner: Sendable {
     }
 
     private func firstPoweredController(_ socket: ManagementSocket,
-                                        _ events: inout AsyncThrowingStream<[UInt8], Error>.AsyncIterator) async throws(BluetoothError) -> UInt16 {
+                                        _ events: inout ChunkStream.AsyncIterator) async throws(BluetoothError) -> UInt16 {
         try socket.send(ManagementCommand.packet(ManagementCommand.readControllerIndexList, index: ManagementCommand.noController))
         let list = try await response(to: ManagementCommand.readControllerIndexList, &events)
         guard list.count >= 4 else { throw .noAdapter }
@@ -64,7 +64,7 @@ public struct AdvertisementScanner: Sendable {
         throw firstUnpowered.map { .poweredOff(index: $0) } ?? .noAdapter
     }
 
-    private func response(to opcode: UInt16, _ events: inout AsyncThrowingStream<[UInt8], Error>.AsyncIterator) async throws(BluetoothError) -> [UInt8] {
+    private func response(to opcode: UInt16, _ events: inout ChunkStream.AsyncIterator) async throws(BluetoothError) -> [UInt8] {
         while true {
             let packet: [UInt8]?
             do {

@@ -8,7 +8,7 @@ import RidegateCore
 public final class ManagementSocket: Sendable {
     public let descriptor: FileDescriptor
     /// Every event packet from the kernel.
-    public let events: AsyncThrowingStream<[UInt8], Error>
+    public let events: ChunkStream
 
     /// socket(AF_BLUETOOTH, SOCK_RAW, BTPROTO_HCI) + bind(HCI_DEV_NONE, HCI_CHANNEL_CONTROL).
     public init() throws(BluetoothError) {

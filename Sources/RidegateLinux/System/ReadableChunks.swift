@@ -6,25 +6,25 @@ import Glibc
 /// The sequence finishes at end of file, and throws on a read error (EIO when a USB serial device is
 /// unplugged). Cancelling the consuming task cancels the source, which then closes the descriptor.
 public enum ReadableChunks {
-    public static func stream(_ fd: FileDescriptor, label: String) -> AsyncThrowingStream<[UInt8], Error> {
+    public static func stream(_ fd: FileDescriptor, label: String) -> ChunkStream {
         stream(fd, label: label, close: { fd.close() })
     }
 
     /// The same for a descriptor others also use (send, shutdown): closed through `shared`, so their later
     /// uses become no-ops instead of reaching whatever reuses the number.
-    public static func stream(_ shared: SharedDescriptor, label: String) -> AsyncThrowingStream<[UInt8], Error> {
+    public static func stream(_ shared: SharedDescriptor, label: String) -> ChunkStream {
         guard let fd = shared.use({ $0 }) else {
-            return AsyncThrowingStream { $0.finish(throwing: SystemCallError("read", label, .badDescriptor)) }
+            return .failed(SystemCallError("read", label, .badDescriptor))
         }
         return stream(fd, label: label, close: { shared.close() })
     }
 
-    private static func stream(_ fd: FileDescriptor, label: String, close: @escaping @Sendable () -> Void) -> AsyncThrowingStream<[UInt8], Error> {
+    private static func stream(_ fd: FileDescriptor, label: String, close: @escaping @Sendable () -> Void) -> ChunkStream {
         do throws(Errno) {
             try fd.setNonBlocking()
         } catch {
             close()
-            return AsyncThrowingStream { $0.finish(throwing: SystemCallError("fcntl", label, error)) }
+            return .failed(SystemCallError("fcntl", label, error))
         }
         if let loop = EventLoop.current { return stream(fd, label: label, on: loop, close: close) }
         // Off any loop (a part tested on its own): a loop of its own for as long as the stream lasts, so there
@@ -34,7 +34,7 @@ public enum ReadableChunks {
             own = try EventLoop()
         } catch {
             close()
-            return AsyncThrowingStream { $0.finish(throwing: error) }
+            return .failed(error)
         }
         return stream(fd, label: label, on: own) {
             close()
@@ -45,56 +45,54 @@ public enum ReadableChunks {
     /// On `loop`: its epoll wakes for the descriptor, and the read, the consuming task and what it does next
     /// share that one wakeup.
     private static func stream(_ fd: FileDescriptor, label: String, on loop: EventLoop,
-                               close: @escaping @Sendable () -> Void) -> AsyncThrowingStream<[UInt8], Error> {
-        AsyncThrowingStream(bufferingPolicy: .bufferingNewest(256)) { continuation in
-            // Ends once, on the loop's thread: stop watching before the descriptor is closed.
-            let buffer = LoopReadBuffer()
-            let end: @Sendable () -> Void = {
-                guard buffer.end() else { return }
-                loop.unwatch(fd.rawValue)
-                close()
-            }
-            do throws(Errno) {
-                try loop.watch(fd.rawValue) { hungUp in
-                    // Until a short read, EAGAIN or end of file: the loop's epoll is level-triggered, so a packet
-                    // or a hang-up left behind is reported again.
-                    var readAny = false
-                    while true {
-                        do throws(Errno) {
-                            let n = try fd.read(into: buffer.bytes)
-                            if n == 0 {
-                                continuation.finish()
-                                end()
-                                return
-                            }
-                            readAny = true
-                            continuation.yield(Array(buffer.bytes[0..<n]))
-                            // A short read took all there was. The loop is level-triggered: what arrives
-                            // later, or the end, is reported again. So no read just to hear EAGAIN (one
-                            // system call of a GPS epoch's few).
-                            if n < buffer.bytes.count { return }
-                        } catch {
-                            if error == .wouldBlock {
-                                // Hung up with nothing left to read: the end (epoll would report it forever).
-                                if hungUp, !readAny {
-                                    continuation.finish()
-                                    end()
-                                }
-                                return
-                            }
-                            continuation.finish(throwing: SystemCallError("read", label, error))
+                               close: @escaping @Sendable () -> Void) -> ChunkStream {
+        // Ends once, on the loop's thread: stop watching before the descriptor is closed.
+        let buffer = LoopReadBuffer()
+        let end: @Sendable () -> Void = {
+            guard buffer.end() else { return }
+            loop.unwatch(fd.rawValue)
+            close()
+        }
+        let (stream, feed) = ChunkStream.make(onTermination: { loop.execute(end) })
+        do throws(Errno) {
+            try loop.watch(fd.rawValue) { hungUp in
+                // Until a short read, EAGAIN or end of file: the loop's epoll is level-triggered, so a packet
+                // or a hang-up left behind is reported again.
+                var readAny = false
+                while true {
+                    do throws(Errno) {
+                        let n = try fd.read(into: buffer.bytes)
+                        if n == 0 {
+                            feed.finish()
                             end()
                             return
                         }
+                        readAny = true
+                        feed.yield(Array(buffer.bytes[0..<n]))
+                        // A short read took all there was. The loop is level-triggered: what arrives
+                        // later, or the end, is reported again. So no read just to hear EAGAIN (one
+                        // system call of a GPS epoch's few).
+                        if n < buffer.bytes.count { return }
+                    } catch {
+                        if error == .wouldBlock {
+                            // Hung up with nothing left to read: the end (epoll would report it forever).
+                            if hungUp, !readAny {
+                                feed.finish()
+                                end()
+                            }
+                            return
+                        }
+                        feed.finish(throwing: SystemCallError("read", label, error))
+                        end()
+                        return
                     }
                 }
-            } catch {
-                close()
-                continuation.finish(throwing: SystemCallError("epoll_ctl", label, error))
-                return
             }
-            continuation.onTermination = { _ in loop.execute(end) }
+        } catch {
+            feed.finish(throwing: SystemCallError("epoll_ctl", label, error))
+            end() // closes now, once: the stream's own end will find it done
         }
+        return stream
     }
 }
 
