@@ -30,6 +30,12 @@ let package = Package(
             dependencies: ["CGPIOD"],
             cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])]),
 
+        // SQLite's process-wide settings (sqlite3_config is variadic: Swift cannot call it).
+        .target(
+            name: "CSQLiteShim",
+            dependencies: ["CSQLite"],
+            cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])]),
+
         // Linux calls Swift's Glibc module does not expose.
         .target(name: "CLinuxShim", cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])]),
 
@@ -38,7 +44,7 @@ let package = Package(
         // Thin adapters over the kernel and the C libraries.
         .target(
             name: "RidegateLinux",
-            dependencies: ["RidegateCore", "CMosquitto", "CBluetooth", "CGPIOShim", "CLinuxShim", "CSQLite"]),
+            dependencies: ["RidegateCore", "CMosquitto", "CBluetooth", "CGPIOShim", "CLinuxShim", "CSQLite", "CSQLiteShim"]),
         // The one place that wires sources, core and sinks; config loading; the demo's simulated ride.
         .target(
             name: "RidegateApp",

@@ -88,13 +88,7 @@ public final class SQLiteRideStore: @unchecked Sendable {
                 Glibc.close(fd)
             }
         }
-        var handle: OpaquePointer?
-        let flags = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
-        guard sqlite3_open_v2(path, &handle, flags | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK, let handle else {
-            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
-            sqlite3_close(handle)
-            throw SpoolError(path: path, operation: "open", message: message)
-        }
+        let handle = try SQLiteCalls.open(path, flags: readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE))
         db = handle
         sqlite3_busy_timeout(handle, 2000)
         guard !readOnly else { return }

@@ -79,14 +79,7 @@ public final class SQLiteSpool: @unchecked Sendable {
                 Glibc.close(fd)
             }
         }
-        var handle: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-        guard sqlite3_open_v2(path, &handle, flags, nil) == SQLITE_OK, let handle else {
-            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
-            let code = handle.map { sqlite3_errcode($0) } ?? SQLITE_NOMEM
-            sqlite3_close(handle)
-            throw SpoolError(path: path, operation: "open", message: message, code: code)
-        }
+        let handle = try SQLiteCalls.open(path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
         db = handle
         // Each reading's transaction rewrites two pages in the WAL (the spool's leaf and the `sequence` rows):
         // at SQLite's default 4 KiB pages, about 290 MB an hour at 10 Hz; 1 KiB pages make it a quarter.

@@ -26,10 +26,11 @@ public struct SpoolSalvage: Sendable {
 
     public static func read(path: String) -> SpoolSalvage {
         var salvage = SpoolSalvage()
-        var handle: OpaquePointer?
-        guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READONLY, nil) == SQLITE_OK, let db = handle else {
-            sqlite3_close(handle)
-            return salvage
+        let db: OpaquePointer
+        do {
+            db = try SQLiteCalls.open(path, flags: SQLITE_OPEN_READONLY)
+        } catch {
+            return salvage // a file SQLite cannot open at all has nothing to give
         }
         defer { sqlite3_close(db) }
         // A damaged record of it is no record: the readings' own ids and the low-water mark still count the loss.

@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import RidegateLinux
 import Testing
@@ -58,6 +59,17 @@ import Testing
         _ = try spool.pending(after: 0, limit: 500)
         #expect(spool.pageCacheBytes > 64 * 1024, "the cache measure reads nothing: \(spool.pageCacheBytes) bytes")
         #expect(spool.pageCacheBytes <= 300 * 1024, "\(spool.pageCacheBytes) bytes of page cache for one spool")
+    }
+
+    @Test("SQLite keeps no memory statistics, which took a global mutex around each of its allocations")
+    func noMemoryStatistics() throws {
+        let spool = try SQLiteSpool(path: path())
+        _ = try spool.append(topic: "gps", payload: "{}", qos: 1)
+        var current: Int64 = -1
+        var highest: Int64 = -1
+        #expect(sqlite3_status64(SQLITE_STATUS_MEMORY_USED, &current, &highest, 0) == SQLITE_OK)
+        #expect(current == 0 && highest == 0, "SQLite counts its memory: \(current) bytes now, \(highest) at most")
+        spool.close()
     }
 
     @Test("A reading and its seq are stored in one step: after a reopen both are there, the seq as the newest")

@@ -1,0 +1,4 @@
+#include "sqlite_shim.h"
+#include <sqlite3.h>
+
+int rg_sqlite_memory_statistics_off(void) { return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); }
