@@ -272,22 +272,26 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     private func turns() {
         var ready = [Int32](repeating: -1, count: 32)
         var hangups = [Int32](repeating: 0, count: 32)
+        // The queue is taken by swapping it with this one, emptied after each turn: the two buffers keep
+        // their capacity, so a turn allocates nothing (taking a copy made the queue's own buffer shared, and
+        // emptying it then allocated a new one, four times a GPS epoch).
+        var work: [Work] = []
         while true {
             let now = rg_monotonic_ns()
-            let (work, running, timeout) = state.withLock { s -> ([Work], Bool, Int32) in
-                defer { s.work.removeAll(keepingCapacity: true) }
-                var work = s.work
+            let (running, timeout) = state.withLock { s -> (Bool, Int32) in
+                swap(&work, &s.work)
                 let dueCount = s.timers.prefix { $0.due <= now }.count
                 if dueCount > 0 {
-                    work += s.timers.prefix(dueCount).map(\.work)
+                    for timer in s.timers.prefix(dueCount) { work.append(timer.work) }
                     s.timers.removeFirst(dueCount)
                 }
                 let until = s.timers.first?.due ?? .max
                 s.sleepingUntil = work.isEmpty && s.running ? until : nil
                 // Rounded up to whole milliseconds (epoll's unit): waking early would only mean waiting again.
                 let timeout = until == .max ? -1 : Int32(clamping: (until - now + 999_999) / 1_000_000)
-                return (work, s.running, timeout)
+                return (s.running, timeout)
             }
+            let hadWork = !work.isEmpty
             for item in work {
                 switch item {
                 case .job(let job): job.runSynchronously(on: asUnownedTaskExecutor())
@@ -295,7 +299,8 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
                 case .closure(let body): body()
                 }
             }
-            if !work.isEmpty {
+            work.removeAll(keepingCapacity: true)
+            if hadWork {
                 // What those jobs enqueued runs before any waiting: this turn is not over.
                 continue
             }
