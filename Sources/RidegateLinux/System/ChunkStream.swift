@@ -126,15 +126,18 @@ final class ChunkFeed: Sendable {
         }
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<[UInt8]?, any Error>) in
+                // Decided once, under the lock: either the continuation is left for yield, end or terminate to
+                // resume, or it is resumed here, never both (a cancellation between two looks would do both).
                 let now = state.withLock { state -> Answer in
                     let now = answer(&state)
-                    if case .wait = now, !Task.isCancelled { state.waiter = continuation }
-                    return now
+                    guard case .wait = now else { return now }
+                    if Task.isCancelled { return .chunk(nil) }
+                    state.waiter = continuation
+                    return .wait
                 }
                 switch now {
                 case .chunk(let chunk): continuation.resume(returning: chunk)
                 case .failure(let error): continuation.resume(throwing: error)
-                case .wait where Task.isCancelled: continuation.resume(returning: nil)
                 case .wait: break
                 }
             }
