@@ -68,7 +68,7 @@ public enum ReadableChunks {
                             return
                         }
                         readAny = true
-                        feed.yield(Array(buffer.bytes[0..<n]))
+                        feed.send(Array(buffer.bytes[0..<n]))
                         // A short read took all there was. The loop is level-triggered: what arrives
                         // later, or the end, is reported again. So no read just to hear EAGAIN (one
                         // system call of a GPS epoch's few).
