@@ -63,3 +63,20 @@ ensure_fit_sdk() {
 }
 RIDEGATE_TCXPARSER_VERSION=2.4.0
 RIDEGATE_FIT_SDK_VERSION=21.218.0
+
+# The closing line of a test run about the reference corpus: how many cases of each corpus ran (what the tests
+# printed as "reference corpus: NAME: N cases"), or how many tests were skipped without it, and which.
+# Usage: summarize_corpus OUTPUT_FILE CORPUS_DIR
+summarize_corpus() {
+    local counts skipped names
+    counts=$(grep -aoE '^reference corpus: [^:]+: [0-9]+ cases' "$1" | sort -u | sed -E 's/^reference corpus: ([^:]+): ([0-9]+) cases/\1 \2/' \
+             | paste -sd, - | sed 's/,/, /g' || true)
+    skipped=$(grep -aE 'skipped: "reference corpus not found' "$1" | grep -aoE 'Test "[^"]+"|Test [A-Za-z0-9_]+\([^)]*\)' \
+              | sed -E 's/^Test "?//; s/"$//' | sort -u || true)
+    if [ -n "$skipped" ]; then
+        names=$(echo "$skipped" | paste -sd ';' - | sed 's/;/; /g')
+        echo "==> reference corpus not found at $2 (set RIDEGATE_FIXTURES): $(echo "$skipped" | wc -l) tests skipped: $names"
+    elif [ -n "$counts" ]; then
+        echo "==> reference corpus at $2: $counts"
+    fi
+}

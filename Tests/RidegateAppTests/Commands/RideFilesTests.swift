@@ -13,7 +13,7 @@ import Testing
         return (status, await process.waitForAllOutput(timeout: 5))
     }
 
-    @Test("The demo's ride is in the ride log; its GPX is schema-valid and reads back in gpxpy with the same distance (±2 %), heart rate, cadence and power; TCX in python-tcxparser; GPX, TCX and FIT in gpsbabel; FIT in Garmin's FIT SDK")
+    @Test("The demo's ride is in the ride log; its GPX reads back in gpxpy with the same distance (±2 %), heart rate, cadence and power; TCX in python-tcxparser; GPX, TCX and FIT in gpsbabel; FIT in Garmin's FIT SDK")
     func demoRideToGPX() async throws {
         let broker = try MosquittoBroker()
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("rg-ride-\(UUID().uuidString)").path
@@ -69,12 +69,7 @@ import Testing
         #expect(Double(Int(fields[3]) ?? 0) > Double(points) * 0.9, "cadence on \(fields[3]) of \(points)")
         #expect(Double(Int(fields[4]) ?? 0) > Double(points) * 0.95, "power on \(fields[4]) of \(points)")
         #expect(fields[5] == "cycling")
-        // Valid against the GPX 1.1 schema (xmllint, Debian's libxml2-utils).
-        let xmllint = try ChildProcess(try Executables.find("xmllint", hint: "apt-get install libxml2-utils").path,
-                                       ["--noout", "--schema", Fixtures.repositoryRoot + "/Tests/Fixtures/schemas/gpx-1.1.xsd", gpx], captureOutput: true)
-        let valid = await xmllint.waitForExit(timeout: TestTime.seconds(30)).flatMap(ChildProcess.exitCode)
-        let lint = await xmllint.waitForAllOutput(timeout: 5)
-        #expect(valid == 0, "xmllint: \(lint.suffix(5))")
+        // Valid against the schemas: RideFileSchemaTests (they are in the reference corpus).
         // TCX, and both files through gpsbabel, a second reader: every point, heart rate on them, power in TCX.
         let tcx = state + "/ride.tcx"
         let (tcxExported, _) = try await run(["rides", "export", "latest", "--format", "tcx", "--output", tcx, "--state-directory", state])

@@ -37,11 +37,12 @@ import Testing
     static let malformedVectors = vectors.filter { !$0.valid && $0.strictness == "spec" }
     static let lenientVectors = vectors.filter { !$0.valid && $0.strictness == "strict" }
 
-    @Test("The fixture corpus is present") func corpusLoaded() {
-        #expect(Self.vectors.count >= 28)
+    @Test("The vector corpus is found", .referenceCorpus) func corpusFound() {
+        #expect(!Self.vectors.isEmpty)
+        Fixtures.report("heart-rate vectors", cases: Self.vectors.count)
     }
 
-    @Test("Valid payloads decode to the fixture's fields", arguments: validVectors)
+    @Test("Valid payloads decode to the fixture's fields", .referenceCorpus, arguments: validVectors)
     func decodesValid(_ v: Vector) throws {
         let bytes = try #require([UInt8](hex: v.hex))
         let m = try HeartRateMeasurement(decoding: bytes)
@@ -60,7 +61,7 @@ import Testing
         #expect(try HeartRateMeasurement(decoding: m.encoded) == m)
     }
 
-    @Test("Payloads the spec calls malformed are errors of the named kind",
+    @Test("Payloads the spec calls malformed are errors of the named kind", .referenceCorpus,
           arguments: malformedVectors)
     func rejectsMalformed(_ v: Vector) throws {
         let bytes = try #require([UInt8](hex: v.hex))
@@ -74,7 +75,7 @@ import Testing
     }
 
     /// Where the spec leaves rejecting open, the reading is kept: a rider's heart rate is in there.
-    @Test("Lenient cases keep the heart rate", arguments: lenientVectors)
+    @Test("Lenient cases keep the heart rate", .referenceCorpus, arguments: lenientVectors)
     func keepsLenientCases(_ v: Vector) throws {
         let bytes = try #require([UInt8](hex: v.hex))
         let m = try HeartRateMeasurement(decoding: bytes)

@@ -15,10 +15,10 @@ import Testing
         #expect(try JSONValue(parsing: " [ [ ] , { } ] ") == .array([.array([]), .object([:])]))
     }
 
-    @Test("Every JSON file of toml-test's valid cases parses (140-odd documents written by another tool)")
+    @Test("Every JSON file of toml-test's valid cases parses (documents written by another tool)", .referenceCorpus)
     func tomlTestJSON() throws {
         let cases = TOMLComplianceTests.cases("valid", ext: "json")
-        #expect(cases.count >= 100)
+        #expect(!cases.isEmpty)
         for path in cases {
             let text = try String(contentsOfFile: TOMLComplianceTests.root + "/" + path, encoding: .utf8)
             #expect(throws: Never.self, "\(path)") { try JSONValue(parsing: text) }
