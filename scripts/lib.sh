@@ -17,10 +17,32 @@ ensure_apt_packages() {
 
 # The packages ridegate builds against, on Debian 12 and Raspberry Pi OS trixie alike.
 RIDEGATE_BUILD_PACKAGES=(pkg-config libbluetooth-dev libgpiod-dev libmosquitto-dev libsqlite3-dev)
-# What the tests and the demo start for real, and the independent readers the tests check ride files with.
-RIDEGATE_RUNTIME_PACKAGES=(mosquitto mosquitto-clients openssl python3-gpxpy gpsbabel python3-venv libxml2-utils python3-lxml python3-dateutil gpsd gpsd-clients)
-# Only the tests start these (the demo does not need them): chronyd, run with -x so the host clock is left alone.
-RIDEGATE_TEST_PACKAGES=(chrony tmux)
+# What the demo starts: a private broker and a subscriber that shows the messages.
+RIDEGATE_RUNTIME_PACKAGES=(mosquitto mosquitto-clients)
+# What only the tests start or read with: TLS certificates, gpsd, chronyd (run with -x so the host clock is left
+# alone), tmux, and the independent readers the ride files are checked with.
+RIDEGATE_TEST_PACKAGES=(openssl python3-gpxpy gpsbabel python3-venv libxml2-utils python3-lxml python3-dateutil gpsd gpsd-clients chrony tmux)
+
+# swift build with its progress on one line (a first build takes minutes and would otherwise look hung), and
+# every error and warning in full. Usage: build_with_progress [swift build arguments...]
+build_with_progress() {
+    local log status=0
+    log=$(mktemp)
+    swift build "$@" 2>&1 | tee "$log" | awk -v tty="$([ -t 2 ] && echo 1)" '
+        /^\[[0-9]+\/[0-9]+\]/ {
+            gsub(/[][]/, "", $1); split($1, n, "/"); n[1] += 0; n[2] += 0
+            if (tty) { printf "\r==> building: step %d of %d ", n[1], n[2] > "/dev/stderr" }
+            else if (n[2] > 20 && (n[1] == n[2] || n[1] >= shown + 40)) { shown = n[1]; printf "==> building: step %d of %d\n", n[1], n[2] > "/dev/stderr" }
+            next
+        }
+        /error:|warning: / && !/^warning: .main./ { if (tty) printf "\n" > "/dev/stderr"; print > "/dev/stderr" }
+        /Build complete|Compiling|Linking/ { next }
+        END { if (tty) printf "\n" > "/dev/stderr" }' || true
+    grep -q "error:" "$log" && status=1
+    rm -f "$log"
+    [ "$status" -eq 0 ] || echo "build failed" >&2
+    return "$status"
+}
 
 # A TCP port on loopback that nothing listens on now (for a private mosquitto).
 free_port() {

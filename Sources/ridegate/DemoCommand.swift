@@ -10,8 +10,9 @@ struct DemoCommand: AsyncParsableCommand {
         abstract: "Run the real gateway on a simulated ride.",
         discussion: """
             A recorded ride (NMEA at 1 Hz) is played into a pseudo-terminal that the real serial reader opens \
-            like a USB GPS, and a simulated strap sends real heart-rate measurements whose rate follows the \
-            effort of the ride. Everything after that is the daemon's own code, publishing to the broker. \
+            like a USB GPS, and a simulated heart-rate strap and power meter send real Bluetooth measurements \
+            (heart rate; power with crank revolutions for cadence) that follow the effort of the ride. Everything \
+            after that is the daemon's own code, publishing to the broker and recording the ride. \
             With no GPIO LED configured, the LED is shown as log lines. It publishes as its own device \
             (`<host name>-demo` unless --device-id says otherwise) and removes its Home Assistant entities when \
             it stops.
@@ -26,6 +27,11 @@ struct DemoCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("The NMEA capture to ride. Defaults to the bundled demo ride.", valueName: "path"))
     var ride: String?
+
+    @Option(help: ArgumentHelp(
+        "When the replayed ride starts: 'now' (the default: the recording's times are moved to today, so sun times, ride names and file dates are today's), 'recorded' (its own times), or a UTC time such as 2026-06-21T16:00:00Z.",
+        valueName: "when"), transform: DemoStart.init(argument:))
+    var start: DemoStart = .now
 
     @Option(help: ArgumentHelp(
         "The device id in MQTT topics (default: the config's device_id, else the host name, followed by '-demo').",
@@ -77,7 +83,7 @@ struct DemoCommand: AsyncParsableCommand {
         let signals = TerminationSignals(logger: logger)
         let gateway: Gateway
         do {
-            gateway = try GatewayAssembly.demo(config: settings, options: .init(ridePath: ridePath, speed: speed, progress: { line in
+            gateway = try GatewayAssembly.demo(config: settings, options: .init(ridePath: ridePath, speed: speed, startAt: start.time, progress: { line in
                                                    try? FileDescriptor(rawValue: 1).writeAll(Array((line + "\n").utf8))
                                                }),
                                                version: RidegateVersion.current, logger: logger)
@@ -88,6 +94,34 @@ struct DemoCommand: AsyncParsableCommand {
         logger.info("demo started", [("mqtt.broker", broker.description), ("device_id", GatewayAssembly.deviceID(settings))])
         _ = await gateway.run(signals: signals.signals)
         Self.printSummary(stateDirectory: settings.stateDirectory, units: settings.displayUnits)
+    }
+}
+
+/// `--start`: when the replayed ride begins.
+enum DemoStart {
+    case now
+    case recorded
+    case at(Timestamp)
+
+    init(argument: String) throws {
+        switch argument {
+        case "now": self = .now
+        case "recorded": self = .recorded
+        default:
+            guard let time = Timestamp(iso8601: argument) else {
+                throw ValidationError("The value '\(argument)' is invalid for '--start'. Use 'now', 'recorded' or a UTC time such as 2026-06-21T16:00:00Z.")
+            }
+            self = .at(time)
+        }
+    }
+
+    /// The moment the ride's first dated epoch is moved to (nil: as recorded).
+    var time: Timestamp? {
+        switch self {
+        case .now: SystemClock.wallClock()
+        case .recorded: nil
+        case .at(let time): time
+        }
     }
 }
 

@@ -5,8 +5,9 @@ struct RidegateCommand: AsyncParsableCommand {
         commandName: "ridegate",
         abstract: "A sensor gateway for a bike-mounted Raspberry Pi.",
         discussion: """
-            ridegate reads BLE heart-rate straps and an NMEA GPS, works out heart-rate zone, speed, distance \
-            and daylight, shows the zone on a GPIO LED, and publishes every reading to MQTT.
+            ridegate reads BLE heart-rate straps, power meters and speed/cadence sensors and an NMEA GPS, works \
+            out heart-rate and power zones, speed, distance, cadence, power and daylight, shows a zone on a GPIO \
+            LED, records the ride (GPX, TCX and FIT files), and publishes every reading to MQTT.
 
             Start with `ridegate demo` to watch a simulated ride flow to a local broker, then `ridegate run`.
             """,

@@ -134,6 +134,9 @@ struct RidesCommand: ParsableCommand {
 
         func validate() throws {
             guard ["gpx", "tcx", "fit"].contains(format) else { throw ValidationError("--format \(format) is not one of gpx, tcx, fit") }
+            if let output, let what = AtomicFile.targetProblem(output) {
+                throw ValidationError("The value '\(output)' is invalid for '--output': it is \(what). Name a file, e.g. \(output.hasSuffix("/") ? output : output + "/")ride.\(format).")
+            }
         }
 
         func run() throws {

@@ -92,16 +92,18 @@ private actor WatchView {
     /// Returns the exit status (only `--once` returns).
     func follow(_ events: AsyncStream<MQTTSubscription.Event>) async -> Int32 {
         if once {
-            // Give up on a broker that does not answer; print a second after connecting (the retained state).
-            let connectedInTime = await withDeadline(seconds: 10) { [self] in
+            // Give up on a broker that does not answer within 10 s, and at once on one that refuses or a name
+            // that does not resolve (the first attempt says so); print a second after connecting (the retained state).
+            let contact = await withDeadline(seconds: 10) { [self] () async -> String? in
                 for await event in events {
+                    if case .disconnected(let reason) = event, await !connected { return reason }
                     await take(event)
-                    if await connected { return true }
+                    if await connected { return nil }
                 }
-                return false
-            }.value(or: false)
-            guard connectedInTime else {
-                writeError("cannot reach the broker \(screen.broker) within 10 s")
+                return "the connection ended"
+            }.value(or: "no answer within 10 s")
+            if let reason = contact {
+                writeError("cannot reach the broker \(screen.broker): \(reason)")
                 return ExitStatus.unavailable
             }
             _ = await withDeadline(seconds: 1) { [self] in

@@ -5,10 +5,12 @@ import RidegateLinux
 /// Plays a recorded NMEA capture into the controller side of a pty, one epoch per burst, paced by the
 /// capture's own times (divided by `speed`): to the serial reader on the device side it is a receiver.
 /// The capture is read as it plays, a few kilobytes at a time: holding a whole ride (and its epochs) in
-/// memory was a megabyte of the demo's resident set (docs/performance.md).
+/// memory was a megabyte of the demo's resident set (docs/performance.md). With `startAt`, every sentence's
+/// time and date are moved so that the capture's first dated epoch falls at that moment (`NMEATimeShift`).
 struct NMEAReplayer: Sendable {
     let path: String
     let speed: Double
+    let startAt: Timestamp?
     let logger: Logger
 
     /// Returns when the capture has been played, it cannot be read, or the task is cancelled.
@@ -28,7 +30,9 @@ struct NMEAReplayer: Sendable {
         }
         defer { file.close() }
         var splitter = LineSplitter(maximumLength: 4096)
-        var grouper = NMEAEpochGrouper()
+        var grouper = NMEAEpochGrouper(shift: startAt.flatMap { target in
+            Self.firstDatedTime(path).map { NMEATimeShift(from: $0, to: target) }
+        })
         var ready: [NMEAEpochGrouper.Epoch] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         var previousTime: Double?
@@ -56,6 +60,28 @@ struct NMEAReplayer: Sendable {
             guard await play(last, after: &previousTime, into: pty) else { return }
         }
         logger.info("the demo ride has ended")
+    }
+
+    /// The time of the capture's first sentence with a date (RMC, ZDA), from its first megabyte.
+    static func firstDatedTime(_ path: String) -> Timestamp? {
+        var splitter = LineSplitter(maximumLength: 4096)
+        let decoder = NMEADecoder()
+        var found: Timestamp?
+        var read = 0
+        // A file that cannot be read has no time to move; the replay itself says why it cannot read it.
+        try? TextFile.readChunks(path) { chunk in
+            read += chunk.count
+            splitter.append(chunk) { line in
+                guard found == nil, case .decoded(let sentence) = decoder.decode(line: line) else { return }
+                switch sentence.body {
+                case .rmc(let rmc): if let date = rmc.date, let tod = rmc.timeOfDay { found = Timestamp(date: date, secondsOfDay: tod) }
+                case .zda(let zda): if let date = zda.date, let tod = zda.timeOfDay { found = Timestamp(date: date, secondsOfDay: tod) }
+                default: break
+                }
+            }
+            return found == nil && read < 1 << 20
+        }
+        return found
     }
 
     /// Waits out the gap since the previous epoch (scaled by `speed`), then writes this one.
@@ -102,13 +128,18 @@ struct NMEAEpochGrouper {
     }
 
     private let decoder = NMEADecoder()
+    private let shift: NMEATimeShift?
     private var current: Epoch?
+
+    init(shift: NMEATimeShift? = nil) {
+        self.shift = shift
+    }
 
     /// Adds a line (without its terminator); returns the epoch it closed, if it starts a new one.
     mutating func add(line: ArraySlice<UInt8>) -> Epoch? {
+        var bytes = shift.map { $0.apply(to: line) } ?? Array(line)
         var tod: Double?
-        if case .decoded(let sentence) = decoder.decode(line: line) { tod = sentence.timeOfDay }
-        var bytes = Array(line)
+        if case .decoded(let sentence) = decoder.decode(line: bytes[...]) { tod = sentence.timeOfDay }
         if bytes.last != 0x0D { bytes.append(0x0D) }
         bytes.append(0x0A)
         if let epochTime = current.map(\.timeOfDay), sameEpoch(epochTime, tod) {

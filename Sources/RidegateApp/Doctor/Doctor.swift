@@ -172,12 +172,13 @@ public struct Doctor: Sendable {
         do {
             let client = try MosquittoClient(settings: settings, topicPrefix: "\(config.mqtt.prefix)/\(id)", logger: logger.labeled("mqtt"))
             try client.start()
-            let connected = await client.waitUntilConnected(timeout: 5)
+            // A refusal or a name that does not resolve is known at once: no reason to wait out the 5 s.
+            let connected = await client.waitUntilConnected(timeout: 5, untilFirstFailure: true)
             let reason = client.lastFailure
             await client.shutdown(timeout: 0.5)
-            return connected ? DoctorCheck("MQTT broker", .pass, "connected to \(target)")
-                : DoctorCheck("MQTT broker", .fail, "no connection to \(target) within 5 s" + (reason.map { ": \($0)" } ?? ""),
-                              fix: "check mqtt.host/port, the network, and (with TLS or a password) the broker's log for why it refused")
+            if connected { return DoctorCheck("MQTT broker", .pass, "connected to \(target)") }
+            return DoctorCheck("MQTT broker", .fail, reason.map { "no connection to \(target): \($0)" } ?? "no answer from \(target) within 5 s",
+                               fix: "check mqtt.host/port, the network, and (with TLS or a password) the broker's log for why it refused")
         } catch {
             return DoctorCheck("MQTT broker", .fail, error.description)
         }

@@ -7,12 +7,15 @@ public enum GatewayAssembly {
     public struct DemoOptions: Sendable {
         public var ridePath: String
         public var speed: Double
+        /// When the replayed ride starts: its recorded times are moved there (nil: as recorded).
+        public var startAt: Timestamp?
         /// Where the live line goes (stdout), or nil for none.
         public var progress: (@Sendable (String) -> Void)?
 
-        public init(ridePath: String, speed: Double, progress: (@Sendable (String) -> Void)? = nil) {
+        public init(ridePath: String, speed: Double, startAt: Timestamp? = nil, progress: (@Sendable (String) -> Void)? = nil) {
             self.ridePath = ridePath
             self.speed = speed
+            self.startAt = startAt
             self.progress = progress
         }
     }
@@ -83,7 +86,7 @@ public enum GatewayAssembly {
         }
         let clock = SystemClock(rate: options.speed)
         let demoLogger = logger.labeled("demo")
-        let replayer = NMEAReplayer(path: options.ridePath, speed: options.speed, logger: demoLogger)
+        let replayer = NMEAReplayer(path: options.ridePath, speed: options.speed, startAt: options.startAt, logger: demoLogger)
         demoLogger.info("simulated ride", [
             ("demo.ride", options.ridePath), ("demo.minutes", String(Int(profile.duration / 60))),
             ("demo.speed", String(options.speed)), ("gps.device", pty.devicePath),
@@ -91,7 +94,7 @@ public enum GatewayAssembly {
         let store = StateStoreSink(directory: config.stateDirectory, logger: logger.labeled("state"))
         let sources: [any EventSource] = [
             RememberedPositionSource(store: store, clock: clock),
-            // The bundled ride is dated 2026-06-21: no rollover floor for a replay.
+            // A replay is dated as recorded or moved to now: no rollover floor for it.
             GPSSource(devicePath: pty.devicePath, baud: .fixed(9600), clock: clock, logger: logger.labeled("gps"),
                       stopWhenDeviceCloses: true, rolloverFloor: nil),
             SimulatedSensor(name: "strap", sensor: .strap("demo-strap"), behaviour: .init(name: "Demo strap", services: [.heartRate], manufacturer: "ridegate", model: "simulated strap"),

@@ -38,10 +38,10 @@ public struct ATTErrorCode: Hashable, Sendable, CustomStringConvertible {
         case 0x01: "invalid handle"
         case 0x02: "read not permitted"
         case 0x03: "write not permitted"
-        case 0x05: "insufficient authentication (the strap requires pairing)"
+        case 0x05: "insufficient authentication (the sensor requires pairing)"
         case 0x06: "request not supported"
         case 0x0A: "attribute not found"
-        case 0x0F: "insufficient encryption (the strap requires pairing)"
+        case 0x0F: "insufficient encryption (the sensor requires pairing)"
         default: "ATT error 0x" + [rawValue].hexString
         }
     }

@@ -48,4 +48,23 @@ public struct BrokerAddress: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+
+    /// Why a host name on its own (the config's `mqtt.host`, its port in `mqtt.port`) cannot be connected to,
+    /// in words a user can act on; nil when it can be tried.
+    public static func hostProblem(_ host: String, portKey: String = "mqtt.port") -> String? {
+        if host.isEmpty { return "the host is empty; write a name or an address, e.g. \"localhost\" or \"192.168.1.10\"" }
+        if host.contains("://") { return "no scheme is needed (mqtt:// or tcp://); write the name alone, e.g. \"broker.example.org\" (TLS is mqtt.ca_file)" }
+        if host.contains(where: { $0 == " " || $0 == "\t" || $0 == "/" }) { return "a host name has no spaces or slashes" }
+        let colons = host.filter { $0 == ":" }.count
+        if colons == 1 || (host.hasPrefix("[") && host.contains("]:")) {
+            return "a port goes in \(portKey), not in the host: write the host alone and the port there"
+        }
+        if host.hasPrefix("[") { return "an IPv6 address goes without brackets here, e.g. \"::1\"" }
+        if host.utf8.count > 253 { return "a host name has at most 253 characters" }
+        let allowed = colons >= 2 ? "0123456789abcdefABCDEF:." : "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._"
+        if let bad = host.first(where: { !allowed.contains($0) }) {
+            return colons >= 2 ? "'\(bad)' has no place in an IPv6 address" : "'\(bad)' has no place in a host name (letters, digits, '-' and '.')"
+        }
+        return nil
+    }
 }

@@ -198,6 +198,7 @@ public struct GatewayConfig: Sendable, Equatable {
 
         var m = try top.subtable("mqtt")
         mqtt.host = try m.string("host", default: mqtt.host)
+        if let problem = BrokerAddress.hostProblem(mqtt.host) { throw m.error("host", m.table["host"], "\"\(mqtt.host)\": \(problem)") }
         mqtt.port = try m.integer("port", default: mqtt.port, range: 1...65535)
         mqtt.prefix = try m.string("prefix", default: mqtt.prefix)
         guard !mqtt.prefix.isEmpty, !mqtt.prefix.contains(where: { "#+".contains($0) }), !mqtt.prefix.hasSuffix("/") else {

@@ -17,7 +17,7 @@ public enum PiSerialConfiguration {
         let onHeader = ["/dev/serial0", "/dev/ttyS0", "/dev/ttyAMA0", "/dev/ttyAMA10"].contains(gpsDevice)
 
         if overlays.contains(where: { $0.hasPrefix("disable-bt") || $0.hasPrefix("pi3-disable-bt") }) {
-            checks.append(DoctorCheck("UART and Bluetooth", .fail, "config.txt has dtoverlay=disable-bt: the on-board Bluetooth is off, and ridegate needs it for the strap",
+            checks.append(DoctorCheck("UART and Bluetooth", .fail, "config.txt has dtoverlay=disable-bt: the on-board Bluetooth is off, and ridegate needs it for the sensors",
                                       fix: "remove dtoverlay=disable-bt and use enable_uart=1 (the GPS then runs on the mini UART, fine at 9600 baud)"))
         } else if overlays.contains(where: { $0.hasPrefix("miniuart-bt") || $0.hasPrefix("pi3-miniuart-bt") }) {
             let fixedClock = settings.contains { $0.key == "core_freq" } || settings.contains { $0.key == "force_turbo" && $0.value == "1" }

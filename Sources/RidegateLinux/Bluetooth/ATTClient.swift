@@ -209,11 +209,11 @@ public enum ATTClientError: Error, Sendable, Equatable, CustomStringConvertible 
 
     public var description: String {
         switch self {
-        case .disconnected: "the strap disconnected"
+        case .disconnected: "the sensor disconnected"
         case .link(let why): "the link failed: \(why)"
-        case .timeout: "the strap did not answer within the ATT transaction timeout"
+        case .timeout: "the sensor did not answer within the ATT transaction timeout"
         case .busy: "a request is already outstanding"
-        case .peer(let request, let handle, let code): "the strap refused request 0x\([request].hexString) on handle \(handle): \(code)"
+        case .peer(let request, let handle, let code): "the sensor refused request 0x\([request].hexString) on handle \(handle): \(code)"
         case .malformed(let why): why
         case .unexpected(let pdu): "unexpected response \(pdu.encoded.hexString)"
         }

@@ -60,7 +60,8 @@ public final class MosquittoClient: @unchecked Sendable {
         /// The offline status's message id at shutdown, and who waits for its acknowledgement.
         var offlineMessage: Int32?
         var offlineAcknowledged: CheckedContinuation<Bool, Never>?
-        var connectionWaiters: [CheckedContinuation<Void, Never>] = []
+        /// Who waits for a connection; some (a one-off probe) only until the first attempt fails.
+        var connectionWaiters: [(waiter: CheckedContinuation<Void, Never>, untilFirstFailure: Bool)] = []
         /// Stored readings acknowledged and not yet removed from the spool (see `retireAcknowledged`).
         var acknowledged: [Int64] = []
         /// The loop does not wake for the broker's bytes: they are read at the start of the next turn that
@@ -208,7 +209,7 @@ public final class MosquittoClient: @unchecked Sendable {
             return
         }
         if let failure {
-            reportFailure(failure)
+            attemptFailed(failure)
             attemptConnection(after: connection.backoff.delay())
             return
         }
@@ -217,7 +218,7 @@ public final class MosquittoClient: @unchecked Sendable {
             try FileDescriptor(rawValue: socket).setNonBlocking()
             try loop.watch(socket) { [self] _ in readable() }
         } catch {
-            reportFailure("cannot watch the broker's socket: \(error)")
+            attemptFailed("cannot watch the broker's socket: \(error)")
             mosquitto_disconnect(handle)
             attemptConnection(after: connection.backoff.delay())
             return
@@ -319,15 +320,20 @@ public final class MosquittoClient: @unchecked Sendable {
 
     public var isConnected: Bool { connectedFlag.withLock { $0 } }
 
-    /// Waits until connected, or `timeout` seconds (a one-off probe such as `ridegate doctor`).
-    public func waitUntilConnected(timeout: Double) async -> Bool {
+    /// Waits until connected, or `timeout` seconds; with `untilFirstFailure` (a one-off probe such as `ridegate
+    /// doctor`), no longer than the first failed attempt, whose reason is then `lastFailure`.
+    public func waitUntilConnected(timeout: Double, untilFirstFailure: Bool = false) async -> Bool {
         _ = await withDeadline(seconds: timeout) { [self] in
             // The deadline cancels the wait; a cancel that comes before the waiter is listed finds `cancelled` set.
             let cancelled = Locked(false)
             await withTaskCancellationHandler {
                 await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
                     loop.execute { [self] in
-                        if connection.delivery.online || cancelled.withLock({ $0 }) { waiter.resume() } else { connection.connectionWaiters.append(waiter) }
+                        if connection.delivery.online || cancelled.withLock({ $0 }) {
+                            waiter.resume()
+                        } else {
+                            connection.connectionWaiters.append((waiter, untilFirstFailure))
+                        }
                     }
                 }
             } onCancel: {
@@ -565,7 +571,7 @@ public final class MosquittoClient: @unchecked Sendable {
     private func didConnect(_ rc: Int32) {
         guard rc == 0 else {
             let reason = String(cString: mosquitto_connack_string(rc))
-            reportFailure(rc == 4 || rc == 5 ? "the broker refused the credentials (\(reason)): check mqtt.username and mqtt.password_file" : "the broker refused the connection: \(reason)")
+            attemptFailed(rc == 4 || rc == 5 ? "the broker refused the credentials (\(reason)): check mqtt.username and mqtt.password_file" : "the broker refused the connection: \(reason)")
             return
         }
         connectedFlag.withLock { $0 = true }
@@ -585,8 +591,15 @@ public final class MosquittoClient: @unchecked Sendable {
     }
 
     private func resumeConnectionWaiters() {
-        for waiter in connection.connectionWaiters { waiter.resume() }
+        for entry in connection.connectionWaiters { entry.waiter.resume() }
         connection.connectionWaiters.removeAll()
+    }
+
+    /// An attempt failed: said (`reportFailure`), and the end of the wait for those who wait only that long.
+    private func attemptFailed(_ reason: String) {
+        reportFailure(reason)
+        for entry in connection.connectionWaiters where entry.untilFirstFailure { entry.waiter.resume() }
+        connection.connectionWaiters.removeAll { $0.untilFirstFailure }
     }
 
     /// Home Assistant restarted (its birth message): announce the discovery configs again.
@@ -624,7 +637,7 @@ public final class MosquittoClient: @unchecked Sendable {
         } else if rc != MOSQ_ERR_CONN_REFUSED.rawValue {
             // A connection that never came up (a TLS handshake refused after the TCP connect): an attempt
             // failed. (A refused CONNACK was reported by `didConnect`.)
-            reportFailure(failureReason(rc, errno: systemError))
+            attemptFailed(failureReason(rc, errno: systemError))
         }
         attemptConnection(after: connection.backoff.delay())
     }

@@ -40,33 +40,18 @@ public enum TextFile {
         String(decoding: try readBytes(path), as: UTF8.self)
     }
 
-    /// Writes a small file crash-safely: a temporary file, fsync(2), then rename(2) over the old one, so
-    /// a power cut leaves the old content or the new, never half.
+    /// Writes a small file crash-safely and without following anything planted beside it (`AtomicFile`).
     /// Written 0600 by default: what ridegate keeps (the last position, the strap it chose) is the rider's own.
-    public static func replace(_ path: String, with text: String, mode: mode_t = 0o600) throws(SystemCallError) {
+    public static func replace(_ path: String, with text: String, mode: mode_t = 0o600) throws(FileWriteError) {
         try replace(path, withBytes: Array(text.utf8), mode: mode)
     }
 
-    /// The same for bytes (a FIT file). `modeRequired: false` for a file on a FAT USB stick, which cannot
-    /// keep Unix permissions (fchmod fails there, and the file is fine).
-    public static func replace(_ path: String, withBytes bytes: [UInt8], mode: mode_t = 0o600, modeRequired: Bool = true) throws(SystemCallError) {
-        let temporary = path + ".tmp"
-        let fd: FileDescriptor
-        do {
-            fd = try FileDescriptor.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode: mode)
-        } catch {
-            throw SystemCallError("open", temporary, error)
-        }
-        defer { fd.close() }
-        // Whatever the umask, and for a leftover temporary file created with other bits.
-        guard fchmod(fd.rawValue, mode) == 0 || !modeRequired else { throw SystemCallError("fchmod", temporary, .current) }
-        do {
-            try fd.writeAll(bytes)
-        } catch {
-            throw SystemCallError("write", temporary, error)
-        }
-        guard fsync(fd.rawValue) == 0 else { throw SystemCallError("fsync", temporary, .current) }
-        guard rename(temporary, path) == 0 else { throw SystemCallError("rename", path, .current) }
+    /// The same for bytes. `modeRequired: false` for a file on a FAT USB stick, which cannot keep Unix
+    /// permissions (fchmod fails there, and the file is fine).
+    public static func replace(_ path: String, withBytes bytes: [UInt8], mode: mode_t = 0o600, modeRequired: Bool = true) throws(FileWriteError) {
+        let file = try AtomicFile(replacing: path, mode: mode, modeRequired: modeRequired)
+        try file.write(bytes)
+        try file.commit()
     }
 
     /// Why this process cannot read `path` (access(2) R_OK), or nil when it can.

@@ -10,7 +10,7 @@ import Testing
         let sub = try MQTTSubscriber(port: broker.port, topic: "ridegate/e2e/#")
         let started = Date()
         let demo = try ChildProcess(RidegateAppTestsPaths.executable,
-                                    ["demo", "--broker", "127.0.0.1:\(broker.port)", "--speed", "20", "--device-id", "e2e"],
+                                    ["demo", "--start", "recorded", "--broker", "127.0.0.1:\(broker.port)", "--speed", "20", "--device-id", "e2e"],
                                     captureOutput: true)
         let messages = await sub.wait(timeout: 10) { messages in
             messages.contains { $0.topic == "ridegate/e2e/heart_rate" && $0.json["zone"] is Int }

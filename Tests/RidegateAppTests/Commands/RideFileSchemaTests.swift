@@ -75,3 +75,32 @@ import Testing
         #expect(tcxStatus != 0)
     }
 }
+
+/// `rides export --output` names a file: a directory, a device or a FIFO is refused before anything is read or
+/// written, and nothing is left beside it.
+@Suite struct RideExportTargetTests {
+    @Test("--output naming a directory, a FIFO or a device: exit 64 with what to write instead, no temporary file left")
+    func refusesNonFiles() async throws {
+        let state = try RideFileSchemaTests.rideLog()
+        let dir = state + "/out"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        #expect(mkfifo(state + "/fifo", 0o600) == 0)
+        for (target, what) in [(dir, "a directory"), (state + "/fifo", "a FIFO"), ("/dev/null", "a device")] {
+            let process = try ChildProcess(RidegateAppTestsPaths.executable,
+                                           ["rides", "export", "latest", "--format", "fit", "--output", target, "--state-directory", state], captureOutput: true)
+            #expect(await process.waitForExit(timeout: TestTime.seconds(30)).flatMap(ChildProcess.exitCode) == 64)
+            let said = await process.waitForAllOutput(timeout: 5).joined(separator: " ")
+            #expect(said.contains("it is \(what)") && said.contains("Name a file"), "\(said)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: state).filter { $0.contains("tmp") }.isEmpty)
+        let (listed, lines) = try await listJSON(state)
+        #expect(listed == 0 && lines.contains(#""exported":[]"#), "a refused export marked the ride exported: \(lines)")
+    }
+
+    func listJSON(_ state: String) async throws -> (Int32?, String) {
+        let process = try ChildProcess(RidegateAppTestsPaths.executable, ["rides", "list", "--json", "--state-directory", state], captureOutput: true)
+        let status = await process.waitForExit(timeout: TestTime.seconds(30)).flatMap(ChildProcess.exitCode)
+        return (status, (await process.waitForAllOutput(timeout: 5)).joined())
+    }
+}

@@ -18,7 +18,7 @@ import Testing
         let broker = try MosquittoBroker()
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("rg-ride-\(UUID().uuidString)").path
         let demo = try ChildProcess(RidegateAppTestsPaths.executable,
-                                    ["demo", "--broker", "127.0.0.1:\(broker.port)", "--speed", "60", "--state-directory", state], captureOutput: true)
+                                    ["demo", "--start", "recorded", "--broker", "127.0.0.1:\(broker.port)", "--speed", "60", "--state-directory", state], captureOutput: true)
         try await TestTime.pause(12) // about 12 minutes of the ride
         demo.signal(SIGTERM)
         #expect(await demo.waitForExit(timeout: TestTime.seconds(10)).flatMap(ChildProcess.exitCode) == 0)
@@ -178,7 +178,7 @@ import Testing
         let sub = try MQTTSubscriber(port: broker.port, topic: "ridegate/+/gps")
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("rg-kill-\(UUID().uuidString)").path
         let demo = try ChildProcess(RidegateAppTestsPaths.executable,
-                                    ["demo", "--broker", "127.0.0.1:\(broker.port)", "--speed", "10", "--state-directory", state], captureOutput: true)
+                                    ["demo", "--start", "recorded", "--broker", "127.0.0.1:\(broker.port)", "--speed", "10", "--state-directory", state], captureOutput: true)
         // Until at least a minute of the ride is out on MQTT, then no orderly stop at all.
         let seen = await sub.wait(timeout: TestTime.seconds(30)) { $0.count >= 60 }
         #expect(seen.count >= 60)
@@ -212,7 +212,7 @@ import Testing
         let config = dir + "/ridegate.toml"
         try "[ride]\nexport_directory = \"\(exports)\"\nexport_formats = [\"fit\", \"gpx\"]\n".write(toFile: config, atomically: true, encoding: .utf8)
         let demo = try ChildProcess(RidegateAppTestsPaths.executable,
-                                    ["demo", "--broker", "127.0.0.1:\(broker.port)", "--speed", "60", "--state-directory", dir + "/state",
+                                    ["demo", "--start", "recorded", "--broker", "127.0.0.1:\(broker.port)", "--speed", "60", "--state-directory", dir + "/state",
                                      "--config", config, "--device-id", "auto"], captureOutput: true)
         try await TestTime.pause(4)
         demo.signal(SIGTERM)
@@ -227,7 +227,7 @@ import Testing
         // A directory that is not there (the stick is out): said once, the ride stays in the log, the demo exits 0.
         try "[ride]\nexport_directory = \"/nonexistent/usb\"\n".write(toFile: config, atomically: true, encoding: .utf8)
         let missing = try ChildProcess(RidegateAppTestsPaths.executable,
-                                       ["demo", "--broker", "127.0.0.1:\(broker.port)", "--speed", "60", "--state-directory", dir + "/state2",
+                                       ["demo", "--start", "recorded", "--broker", "127.0.0.1:\(broker.port)", "--speed", "60", "--state-directory", dir + "/state2",
                                         "--config", config], captureOutput: true)
         try await TestTime.pause(3)
         missing.signal(SIGTERM)

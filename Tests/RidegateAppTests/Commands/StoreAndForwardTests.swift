@@ -23,7 +23,7 @@ import Testing
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("rg-sf-\(UUID().uuidString)").path
         let subscriberArguments = ["-c", "-i", "sf-\(port)", "-q", "1"]
         var sub = try MQTTSubscriber(port: port, topic: "ridegate/sf/#", extraArguments: subscriberArguments)
-        let demoArguments = ["demo", "--broker", "127.0.0.1:\(port)", "--speed", "10", "--device-id", "sf", "--state-directory", state]
+        let demoArguments = ["demo", "--start", "recorded", "--broker", "127.0.0.1:\(port)", "--speed", "10", "--device-id", "sf", "--state-directory", state]
 
         var demo = try ChildProcess(RidegateAppTestsPaths.executable, demoArguments, captureOutput: true)
         await sub.wait(timeout: 15) { Self.seqs($0, "ridegate/sf/gps").count >= 5 }

@@ -75,11 +75,23 @@ import Testing
         try await Self.tmux(["kill-server"])
     }
 
-    @Test("--once without a broker: says so and exits 69 within about 10 s")
-    func onceWithoutBroker() async throws {
-        let port = try FreePort.loopback()
-        let watch = try ChildProcess(RidegateAppTestsPaths.executable, ["watch", "--broker", "127.0.0.1:\(port)", "--device-id", "x", "--once"], captureOutput: true)
+    /// `watch --once` against a broker that cannot be had: exit 69 with the reason the first attempt gave (a reason,
+    /// not "no answer within 10 s", means it did not wait for the deadline).
+    func onceCannotReach(_ broker: String) async throws -> String {
+        let watch = try ChildProcess(RidegateAppTestsPaths.executable, ["watch", "--broker", broker, "--device-id", "x", "--once"], captureOutput: true)
         #expect(await watch.waitForExit(timeout: TestTime.seconds(30)).flatMap(ChildProcess.exitCode) == 69)
-        #expect(await watch.waitForAllOutput(timeout: 5).contains { $0.contains("cannot reach the broker") })
+        return (await watch.waitForAllOutput(timeout: 5)).first { $0.contains("cannot reach the broker") } ?? "(nothing said)"
+    }
+
+    @Test("--once: nothing listening, a name that does not resolve, a refused login: exit 69 at once, saying which")
+    func onceCannotReach() async throws {
+        let port = try FreePort.loopback()
+        let refused = try await onceCannotReach("127.0.0.1:\(port)")
+        #expect(refused.contains("127.0.0.1:\(port)") && refused.contains("Connection refused"), "\(refused)")
+        let unresolved = try await onceCannotReach("nonexistent.invalid:1883")
+        #expect(unresolved.contains("cannot resolve the broker's host name"), "\(unresolved)")
+        let broker = try MosquittoBroker(extraConfig: "allow_anonymous false\n")
+        let login = try await onceCannotReach("127.0.0.1:\(broker.port)")
+        #expect(login.contains("refused") && login.contains("authori"), "\(login)")
     }
 }

@@ -165,3 +165,24 @@ import Testing
         #expect(try load("[led]\nmode = \"bar\"\nlines = [5, 6, 13, 19, 26]\n").led.selectors.count == 5)
     }
 }
+
+extension ConfigLoaderTests {
+    @Test("mqtt.host that cannot work is refused with its line and the fix: a port in it, empty, a space, a scheme, brackets",
+          arguments: [
+              ("localhost:1883", "a port goes in mqtt.port"), ("", "the host is empty"), ("my broker", "no spaces"),
+              ("mqtt://pi.local", "no scheme is needed"), ("[::1]:1883", "a port goes in mqtt.port"), ("[::1]", "without brackets"),
+              ("pi_local!", "'!' has no place in a host name"),
+          ])
+    func brokerHost(_ host: String, _ fix: String) throws {
+        let problem = try #require(error("# broker\n[mqtt]\nhost = \"\(host)\"\n"))
+        #expect(problem.line == 3 && problem.key == "mqtt.host", "\(problem)")
+        #expect(problem.description.contains(fix), "\(problem)")
+    }
+
+    @Test("Names and addresses that can work are taken as they are")
+    func brokerHostsThatWork() throws {
+        for host in ["localhost", "pi.local", "192.168.1.10", "::1", "fe80::1", "broker-1.example.org", "my_pi"] {
+            #expect(try load("[mqtt]\nhost = \"\(host)\"\n").mqtt.host == host)
+        }
+    }
+}

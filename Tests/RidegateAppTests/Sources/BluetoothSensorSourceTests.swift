@@ -107,7 +107,7 @@ final class SimulatedSensorLink: SensorLink, @unchecked Sendable {
 
         link.goAway()
         let lost = await log.wait(timeout: 10) { self.states($0).contains(.lost) }
-        #expect(lost.contains { if case .sensorState(_, .lost, let reason, _) = $0 { reason == "the strap disconnected" } else { false } })
+        #expect(lost.contains { if case .sensorState(_, .lost, let reason, _) = $0 { reason == "the sensor disconnected" } else { false } })
 
         let cameBack = Date()
         link.comeBack()

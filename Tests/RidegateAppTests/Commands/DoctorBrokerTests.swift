@@ -1,0 +1,33 @@
+import Foundation
+import RidegateTestSupport
+import Testing
+
+/// `ridegate doctor`'s broker check answers with the first attempt's reason when the broker refuses or its name
+/// does not resolve (it used to wait out 5 s and say only that nothing connected).
+@Suite struct DoctorBrokerTests {
+    func brokerLine(host: String, port: Int) async throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rg-doctor-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let config = dir + "/ridegate.toml"
+        try "state_directory = \"\(dir)/state\"\n[mqtt]\nhost = \"\(host)\"\nport = \(port)\n[gps]\nenabled = false\n[heart_rate]\nenabled = false\n"
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let doctor = try ChildProcess(RidegateAppTestsPaths.executable, ["doctor", "--config", config], captureOutput: true)
+        _ = await doctor.waitForExit(timeout: TestTime.seconds(30))
+        return (await doctor.waitForAllOutput(timeout: 5)).first { $0.contains("MQTT broker") } ?? "(no broker line)"
+    }
+
+    @Test("Nothing listening, a name that does not resolve, a refused login: the reason, not a timeout")
+    func saysWhy() async throws {
+        let port = try FreePort.loopback()
+        let refused = try await brokerLine(host: "127.0.0.1", port: port)
+        #expect(refused.contains("connection refused: nothing listens on 127.0.0.1:\(port)"), "\(refused)")
+        let unresolved = try await brokerLine(host: "nonexistent.invalid", port: 1883)
+        #expect(unresolved.contains("cannot resolve the broker's host name"), "\(unresolved)")
+        let broker = try MosquittoBroker(extraConfig: "allow_anonymous false\n")
+        let login = try await brokerLine(host: "127.0.0.1", port: broker.port)
+        #expect(login.contains("refused"), "\(login)")
+        let good = try MosquittoBroker()
+        let connected = try await brokerLine(host: "127.0.0.1", port: good.port)
+        #expect(connected.contains("connected to 127.0.0.1:\(good.port)"), "\(connected)")
+    }
+}
