@@ -26,6 +26,9 @@ import Testing
         let broker = try MosquittoBroker(extraConfig: "allow_anonymous false\n")
         let login = try await brokerLine(host: "127.0.0.1", port: broker.port)
         #expect(login.contains("refused"), "\(login)")
+        // It answered at the first refusal: one CONNECT reached the broker (a retry would come a second later).
+        let attempts = broker.logText.components(separatedBy: "Sending CONNACK").count - 1
+        #expect(attempts == 1, "\(attempts) connection attempts: \(broker.logText.suffix(600))")
         let good = try MosquittoBroker()
         let connected = try await brokerLine(host: "127.0.0.1", port: good.port)
         #expect(connected.contains("connected to 127.0.0.1:\(good.port)"), "\(connected)")
