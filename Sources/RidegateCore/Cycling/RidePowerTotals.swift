@@ -1,6 +1,5 @@
 /// A ride's power and cadence totals, fed one reading at a time (pure: every time is passed in):
-/// average and maximum power, normalized power, work, average cadence with and without zeros, and the
-/// time spent in each power zone.
+/// average and maximum power, normalized power, work, average cadence with and without zeros.
 ///
 /// Normalized power (Coggan): the 30 s rolling average of power, sampled each second, raised to the fourth
 /// power, averaged, and the fourth root taken. It weighs hard efforts as the body feels them; it needs 30 s
@@ -20,12 +19,8 @@ public struct RidePowerTotals: Sendable {
     private var nextSecond: Double?
     private var fourthPowerSum = 0.0
     private var rollingCount = 0
-    public private(set) var zones: ZoneTracker?
 
-    /// - Parameter zones: power zones (watts) with their hysteresis, when an FTP is configured.
-    public init(zones: ZoneTracker? = nil) {
-        self.zones = zones
-    }
+    public init() {}
 
     /// Feeds a reading: power in watts, and cadence in rpm when the sensor gives it, at `now` (seconds).
     public mutating func add(watts: Int, cadenceRPM: Double?, at now: Double, time: Timestamp) {
@@ -42,7 +37,6 @@ public struct RidePowerTotals: Sendable {
         }
         advanceSeconds(to: now)
         last = (now, Double(watts), cadenceRPM)
-        zones?.update(value: watts, at: time)
     }
 
     /// Each whole second since the last reading takes the power that held then, into the 30 s rolling window.

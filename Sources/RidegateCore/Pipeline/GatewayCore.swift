@@ -75,6 +75,9 @@ public struct GatewayCore: Sendable {
     public private(set) var elevation = ElevationTotals()
     public private(set) var heartRateTotals = HeartRateTotals()
     public private(set) var powerZone: ZoneTracker?
+    /// Time in each zone, from the readings themselves (GPS time).
+    public private(set) var heartRateZoneTime: ZoneTime
+    public private(set) var powerZoneTime: ZoneTime?
     /// What each sensor was announced to Home Assistant with (announced again when it measures more).
     private var announcedSensors: [SensorRef: Set<SensorMeasure>] = [:]
     private var wheel: WheelDistance
@@ -98,6 +101,8 @@ public struct GatewayCore: Sendable {
         powerZone = settings.powerZones.map {
             ZoneTracker(zones: $0, margin: settings.powerZoneMarginWatts, dwellSeconds: settings.zoneDwellSeconds)
         }
+        heartRateZoneTime = ZoneTime(zones: settings.zones)
+        powerZoneTime = settings.powerZones.map { ZoneTime(zones: $0) }
     }
 
     /// The next sequence number for a topic (per topic, starting at 1).
@@ -124,6 +129,7 @@ public struct GatewayCore: Sendable {
             if measurement.sensorContact != .notDetected, measurement.beatsPerMinute > 0 {
                 latest.heartRate = (measurement.beatsPerMinute, at.monotonicSeconds)
                 heartRateTotals.add(measurement.beatsPerMinute)
+                heartRateZoneTime.add(value: measurement.beatsPerMinute, at: ts.secondsSince1970)
                 shownZone = zone.update(value: measurement.beatsPerMinute, at: ts)
             }
             guard admit(Topic.heartRate.name, at: ts, interval: settings.heartRateMinimumInterval) else { break }
@@ -144,6 +150,7 @@ public struct GatewayCore: Sendable {
             cyclingSensors[sensor.id] = state
             ridePower.add(watts: m.powerWatts, cadenceRPM: step.cadence, at: now, time: ts)
             latest.power = (m.powerWatts, now)
+            powerZoneTime?.add(value: m.powerWatts, at: ts.secondsSince1970)
             if let cadence = step.cadence { latest.cadence = (cadence, now) }
             // The zone follows the 3 s average: single readings swing by a hundred watts with every pedal stroke.
             var shownZone: Int?
@@ -343,8 +350,8 @@ public struct GatewayCore: Sendable {
     /// the orderly stop is retained, so a subscriber that comes after the ride still gets its totals.
     public mutating func rideSummary(ts: Timestamp, final: Bool = false) -> Publication {
         let seq = nextSequence(Topic.ride.name)
-        let totals = Payloads.RideTotals(ride: ride.summary, secondsInZone: zone.secondsInZone, power: ridePower,
-                                         secondsInPowerZone: powerZone?.secondsInZone, wheelEstimate: wheel.calibration.estimateMillimetres,
+        let totals = Payloads.RideTotals(ride: ride.summary, secondsInZone: heartRateZoneTime.seconds, power: ridePower,
+                                         secondsInPowerZone: powerZoneTime?.seconds, wheelEstimate: wheel.calibration.estimateMillimetres,
                                          heartRate: heartRateTotals, elevation: elevation)
         return Publication(topic: .ride, payload: Payloads.ride(totals, final: final, ts: ts, seq: seq), retain: final, sequence: seq)
     }

@@ -73,15 +73,19 @@ import Testing
         #expect(totals.seconds - before == RidePowerTotals.maximumGap)
     }
 
-    @Test("Power zones: Coggan's seven levels from FTP, with the LED's hysteresis and time in each")
+    @Test("Power zones: Coggan's seven levels from FTP, the zone shown and the time in each")
     func powerZones() {
         let zones = ZoneBoundaries.power(ftp: 250)
         #expect(zones.lowerBounds == [1, 140, 190, 228, 265, 303, 378])
         #expect(zones.zone(for: 0) == 0 && zones.zone(for: 139) == 1 && zones.zone(for: 250) == 4 && zones.zone(for: 400) == 7)
-        var totals = RidePowerTotals(zones: ZoneTracker(zones: zones, margin: 5, dwellSeconds: 3))
-        for t in 0..<60 { totals.add(watts: 250, cadenceRPM: 90, at: Double(t), time: Timestamp(secondsSince1970: Double(t))) }
-        #expect(totals.zones?.zone == 4)
-        #expect(Int(totals.zones?.secondsInZone[4] ?? 0) == 59)
+        var shown = ZoneTracker(zones: zones, margin: 5, dwellSeconds: 3)
+        var time = ZoneTime(zones: zones)
+        for t in 0..<60 {
+            shown.update(value: 250, at: Timestamp(secondsSince1970: Double(t)))
+            time.add(value: 250, at: Double(t))
+        }
+        #expect(shown.zone == 4)
+        #expect(time.seconds[4] == 59)
     }
 
     @Test("Wheel calibration against a known ride: a 2096 mm tyre found within 0.5 %, bad fixes left out")

@@ -250,3 +250,20 @@ import Testing
         #expect(publications.filter(\.retain).allSatisfy { $0.qos == 1 })
     }
 }
+
+extension GatewayCoreTests {
+    @Test("Time in heart-rate zone comes from the readings: a minute in zone 2 with a 2 s spike into zone 5 the LED ignores")
+    func heartRateZoneTimeFromReadings() throws {
+        var settings = GatewayCore.Settings(zones: .percentOfMax(190, percentages: [50, 60, 70, 80, 90]), zoneDwellSeconds: 3)
+        settings.rideSummaryInterval = 1e9
+        var c = GatewayCore(settings: settings)
+        for s in 0...60 {
+            let bpm = (30..<32).contains(s) ? 175 : 120 // zone 5 for two readings, zone 2 otherwise
+            _ = c.handle(.heartRate(strap: "s1", HeartRateMeasurement(beatsPerMinute: bpm, sensorContact: .detected), at: at(Double(s))))
+        }
+        #expect(c.zone.zone == 2)
+        let summary = c.rideSummary(ts: Timestamp(secondsSince1970: 2000))
+        let zones = try #require(summary.payload.split(separator: "\"zone_s\":[").dropFirst().first?.prefix { $0 != "]" })
+        #expect(zones == "0,0,58,0,0,2", "\(summary.payload)")
+    }
+}

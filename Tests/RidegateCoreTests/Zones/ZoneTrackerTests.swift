@@ -50,12 +50,40 @@ import Testing
         #expect(tracker.zone == 2)
     }
 
-    @Test("Time in zone adds up the time between readings, not across gaps")
+    @Test("Time in zone is counted from the readings, not the zone shown, and not across gaps")
     func timeInZone() {
-        var tracker = ZoneTracker(zones: zones)
-        for s in 0...10 { tracker.update(value: 120, at: t(Double(s))) }
-        tracker.update(value: 120, at: t(100)) // a 90 s gap counts as at most 5 s
-        #expect(tracker.secondsInZone[2] == 15)
+        var time = ZoneTime(zones: zones)
+        for s in 0...10 { time.add(value: 120, at: Double(s)) }
+        time.add(value: 120, at: 100) // a 90 s gap counts as at most 5 s
+        #expect(time.seconds[2] == 15)
+        // A spike the shown zone ignores is time in its own zone all the same.
+        time.add(value: 175, at: 101)
+        time.add(value: 120, at: 103)
+        #expect(time.seconds[2] == 16 && time.seconds[5] == 2)
+    }
+
+    @Test("Readings that wander across other zones' boundaries still move the shown zone: the LED follows a sustained effort")
+    func sustainedChangeAcrossBoundaries() {
+        // Shown zone 1; then 20 s alternating over the 3/4 boundary (152) by more than the margin, then zone 5.
+        var tracker = ZoneTracker(zones: zones, margin: 2, dwellSeconds: 3)
+        tracker.update(value: 100, at: t(0))
+        #expect(tracker.zone == 1)
+        var shown: [Int] = []
+        for s in 1...20 { shown.append(tracker.update(value: s % 2 == 0 ? 156 : 148, at: t(Double(s)))) }
+        // Neither zone 3 nor zone 4 holds for the dwell, but the rider has left zone 1 for good: the nearer one shows.
+        #expect(shown.suffix(16).allSatisfy { $0 == 3 }, "\(shown)")
+        // Readings that stay in zone 5 show it within the dwell time.
+        for s in 21...24 { tracker.update(value: 175, at: t(Double(s))) }
+        #expect(tracker.zone == 5)
+    }
+
+    @Test("Readings brushing the next zone's edge by less than the margin move the zone to the one they are clearly in")
+    func movesToTheClearZone() {
+        var tracker = ZoneTracker(zones: zones, margin: 3, dwellSeconds: 3)
+        tracker.update(value: 100, at: t(0)) // zone 1
+        // Zone 3 (133-151), touching 152 and 153 (zone 4, within the margin) every other second.
+        for (s, v) in [(1, 140), (2, 152), (3, 141), (4, 153), (5, 140), (6, 153)] { tracker.update(value: v, at: t(Double(s))) }
+        #expect(tracker.zone == 3)
     }
 }
 
