@@ -26,8 +26,8 @@ public enum FITActivity {
         for point in points {
             body.data(local: 2) { w in
                 w.u32(fitTime(point.time))
-                w.s32(semicircles(point.latitude))
-                w.s32(semicircles(point.longitude))
+                w.s32(semicircles(point.latitude ?? .nan))
+                w.s32(semicircles(point.longitude ?? .nan))
                 w.u16(point.altitude.map { scaled($0 + 500, 5, max: 0xFFFE) } ?? 0xFFFF)
                 w.u8(point.heartRate.map { UInt8(clamping: max(0, min(254, $0))) } ?? 0xFF)
                 w.u8(point.cadence.map { UInt8(clamping: max(0, min(254, Int($0.rounded())))) } ?? 0xFF)

@@ -20,12 +20,13 @@ public enum GPXDocument {
         text += "  <trk>\n    <name>\(escape(name))</name>\n    <type>cycling</type>\n"
         var previous: Timestamp?
         for point in points {
+            guard let position = point.position else { continue }
             if previous == nil || point.time - (previous ?? point.time) > segmentGap {
                 if previous != nil { text += "    </trkseg>\n" }
                 text += "    <trkseg>\n"
             }
             previous = point.time
-            text += "      <trkpt lat=\"" + number(point.latitude, 7) + "\" lon=\"" + number(point.longitude, 7) + "\">"
+            text += "      <trkpt lat=\"" + number(position.latitude, 7) + "\" lon=\"" + number(position.longitude, 7) + "\">"
             if let altitude = point.altitude { text += "<ele>" + number(altitude, 1) + "</ele>" }
             text += "<time>\(point.time.iso8601)</time>"
             if point.heartRate != nil || point.cadence != nil || point.power != nil {

@@ -62,8 +62,10 @@ public enum TCXDocument {
         text += "        <TriggerMethod>Distance</TriggerMethod>\n        <Track>\n"
         for point in lap {
             text += "          <Trackpoint><Time>\(point.time.iso8601)</Time>"
-            text += "<Position><LatitudeDegrees>" + GPXDocument.number(point.latitude, 7) + "</LatitudeDegrees>"
-            text += "<LongitudeDegrees>" + GPXDocument.number(point.longitude, 7) + "</LongitudeDegrees></Position>"
+            if let position = point.position {
+                text += "<Position><LatitudeDegrees>" + GPXDocument.number(position.latitude, 7) + "</LatitudeDegrees>"
+                text += "<LongitudeDegrees>" + GPXDocument.number(position.longitude, 7) + "</LongitudeDegrees></Position>"
+            }
             if let altitude = point.altitude { text += "<AltitudeMeters>" + GPXDocument.number(altitude, 1) + "</AltitudeMeters>" }
             text += "<DistanceMeters>" + GPXDocument.number(point.distance, 1) + "</DistanceMeters>"
             if let hr = point.heartRate, hr > 0 { text += "<HeartRateBpm><Value>\(min(255, hr))</Value></HeartRateBpm>" }

@@ -20,8 +20,8 @@ public struct ZoneTime: Sendable {
         if last == nil || at >= (last?.at ?? at) { last = (value, at) }
     }
 
-    /// One whole second in the zone of `value` (a 1 Hz record).
-    public mutating func addSecond(value: Int) {
-        seconds[zones.zone(for: value)] += 1
+    /// `duration` seconds in the zone of `value` (a record that stands for that long).
+    public mutating func add(value: Int, seconds duration: Double) {
+        seconds[zones.zone(for: value)] += duration
     }
 }

@@ -119,7 +119,7 @@ public final class SQLiteRideStore: @unchecked Sendable {
             defer { sqlite3_finalize(rideRow.statement) }
             for point in batch {
                 let t = point.time.secondsSince1970
-                guard t.isFinite, point.latitude.isFinite, point.longitude.isFinite else { continue }
+                guard t.isFinite, let position = point.position else { continue }
                 var offset = runOffset
                 if let ride = current, offset?.ride != ride.id { offset = (ride.id, ride.distance - point.distance) }
                 let distance = max(current?.distance ?? 0, point.distance + (offset?.offset ?? 0))
@@ -135,7 +135,7 @@ public final class SQLiteRideStore: @unchecked Sendable {
                     current = nil
                 }
                 if current == nil {
-                    let name = RideName.make(start: point.time, latitude: point.latitude, longitude: point.longitude)
+                    let name = RideName.make(start: point.time, latitude: position.latitude, longitude: position.longitude)
                     let create = try prepare("INSERT INTO rides (start, end, moved, distance, name) VALUES (?1, ?1, ?1, 0, ?2)")
                     sqlite3_bind_double(create, 1, t)
                     SQLiteCalls.bindText(create, 2, name)
@@ -153,8 +153,8 @@ public final class SQLiteRideStore: @unchecked Sendable {
                 sqlite3_reset(insert)
                 sqlite3_bind_int64(insert, 1, ride.id)
                 sqlite3_bind_double(insert, 2, t)
-                sqlite3_bind_double(insert, 3, point.latitude)
-                sqlite3_bind_double(insert, 4, point.longitude)
+                sqlite3_bind_double(insert, 3, position.latitude)
+                sqlite3_bind_double(insert, 4, position.longitude)
                 bind(insert, 5, point.altitude)
                 bind(insert, 6, point.speed)
                 sqlite3_bind_double(insert, 7, pointDistance)

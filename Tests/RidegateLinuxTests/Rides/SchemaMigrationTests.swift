@@ -42,7 +42,7 @@ import Testing
         let last = try #require(try store.points(ride: ride.id).last)
         var next = last
         next.time = last.time + 600
-        next.latitude += 0.001
+        next.latitude = (last.latitude ?? 0) + 0.001
         try store.record([next])
         #expect(try store.rides().count == 1 && (try store.rides().first?.points) == 266)
     }
