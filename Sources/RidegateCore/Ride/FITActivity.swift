@@ -1,157 +1,192 @@
-/// A ride as a FIT activity file (Garmin's Flexible and Interoperable Data Transfer protocol), the format
-/// Garmin Connect, Strava and TrainingPeaks prefer: binary, about thirty times smaller than TCX.
+/// A ride as a FIT activity file, written the way head units write theirs, so Strava, Garmin Connect,
+/// TrainingPeaks and GoldenCheetah read the right numbers: file_id and file_creator; a device_info for the gateway
+/// and one per sensor that rode along; timer start and stop events where the ride stopped and moved on (timer
+/// time is moving time); one record a second; a lap message when each lap ends and the session with the whole
+/// ride's totals, each followed by its time in zone; and the activity with the local time.
 ///
-/// Messages, in the order the FIT SDK's activity files use: file_id, device_info, one record per point
-/// (position in semicircles, altitude, speed, distance, heart rate, cadence, power), one lap per 5 km (as
-/// the TCX), session, activity. Times are seconds since the FIT epoch (1989-12-31T00:00:00Z). Header and
-/// file carry FIT's CRC-16. Field numbers, base types, scales and offsets are from the FIT profile.
-public enum FITActivity {
+/// Field numbers, base types, scales and invalid values are the FIT profile's (21.40); times are seconds since
+/// the FIT epoch (1989-12-31T00:00:00Z). See `RideStatistics` for how each total is worked out.
+public struct FITActivity: RideFileWriter {
     /// Seconds from the Unix epoch to the FIT epoch.
     public static let epochOffset = 631_065_600.0
 
-    public static func write(_ points: [RidePoint], serialNumber: UInt32 = 1) -> [UInt8] {
-        var body = FITWriter()
-        guard let first = points.first, let last = points.last else { return FITWriter.file(body.bytes) }
-        let start = fitTime(first.time), end = fitTime(last.time)
+    let export: RideExport
+    private var encoder: FITEncoder
+    private var seconds = OncePerSecond()
+    private var pendingEvents: ArraySlice<RideSummary.TimerEvent>
+    private var lapIndex = 0
 
-        // file_id (0): type activity, manufacturer development (255), product, serial, time_created.
-        body.define(local: 0, global: 0, [(0, 1, .enumeration), (1, 2, .uint16), (2, 2, .uint16), (3, 4, .uint32z), (4, 4, .uint32)])
-        body.data(local: 0) { $0.u8(4); $0.u16(255); $0.u16(1); $0.u32(serialNumber); $0.u32(start) }
-        // device_info (23): timestamp, manufacturer, product, software version (×100).
-        body.define(local: 1, global: 23, [(253, 4, .uint32), (2, 2, .uint16), (4, 2, .uint16), (5, 2, .uint16)])
-        body.data(local: 1) { $0.u32(start); $0.u16(255); $0.u16(1); $0.u16(10) }
-        // record (20): timestamp, lat, long, altitude (×5, +500 m), heart rate, cadence, distance (×100), speed (×1000), power.
-        body.define(local: 2, global: 20, [(253, 4, .uint32), (0, 4, .sint32), (1, 4, .sint32), (2, 2, .uint16), (3, 1, .uint8),
-                                           (4, 1, .uint8), (5, 4, .uint32), (6, 2, .uint16), (7, 2, .uint16)])
-        for point in points {
-            body.data(local: 2) { w in
-                w.u32(fitTime(point.time))
-                w.s32(semicircles(point.latitude ?? .nan))
-                w.s32(semicircles(point.longitude ?? .nan))
-                w.u16(point.altitude.map { scaled($0 + 500, 5, max: 0xFFFE) } ?? 0xFFFF)
-                w.u8(point.heartRate.map { UInt8(clamping: max(0, min(254, $0))) } ?? 0xFF)
-                w.u8(point.cadence.map { UInt8(clamping: max(0, min(254, Int($0.rounded())))) } ?? 0xFF)
-                w.u32(UInt32(clamping: Int64((point.distance * 100).rounded())))
-                w.u16(point.speed.map { scaled($0, 1000, max: 0xFFFE) } ?? 0xFFFF)
-                w.u16(point.power.map { UInt16(clamping: max(0, min(0xFFFE, $0))) } ?? 0xFFFF)
+    public init(_ export: RideExport) {
+        self.export = export
+        pendingEvents = export.summary.timerEvents[...]
+        encoder = FITEncoder(dataSize: Self.dataSize(export))
+        writeStart()
+    }
+
+    public mutating func take() -> [UInt8] { encoder.take() }
+
+    public mutating func add(_ point: RidePoint) {
+        guard let record = seconds.take(point) else { return }
+        while lapIndex < export.summary.laps.count - 1, record.time > export.summary.laps[lapIndex].statistics.end {
+            writeEvents(through: export.summary.laps[lapIndex].statistics.end)
+            writeLap(lapIndex)
+            lapIndex += 1
+        }
+        writeEvents(through: record.time)
+        encoder.data(local: Local.record) { w in
+            w.u32(Self.fitTime(record.time))
+            w.s32(Self.semicircles(record.latitude))
+            w.s32(Self.semicircles(record.longitude))
+            w.u16(record.altitude.map { Self.scaled($0 + 500, 5) } ?? 0xFFFF)
+            w.u8(Self.byte(record.heartRate))
+            w.u8(Self.byte(record.cadence.map { Int($0.rounded()) }))
+            w.u32(Self.scaled32(record.distance, 100))
+            w.u16(record.speed.map { Self.scaled($0, 1000) } ?? 0xFFFF)
+            w.u16(record.power.map { UInt16(clamping: max(0, min(0xFFFE, $0))) } ?? 0xFFFF)
+        }
+    }
+
+    public mutating func finish() {
+        let export = self.export
+        writeEvents(through: Timestamp(secondsSince1970: .infinity))
+        while lapIndex < export.summary.laps.count {
+            writeLap(lapIndex)
+            lapIndex += 1
+        }
+        let whole = export.summary.statistics
+        encoder.data(local: Local.session) { w in
+            Self.summary(&w, export, whole, event: 8) // session
+            w.u16(export.thresholdPower.map { UInt16(clamping: $0) } ?? 0xFFFF)
+            w.u16(0) // first_lap_index
+            w.u16(UInt16(clamping: export.summary.laps.count))
+            w.u8(0) // trigger: activity_end
+            w.u16(0) // message_index
+        }
+        writeTimeInZone(whole, reference: 18, index: 0)
+        encoder.data(local: Local.activity) { w in
+            let end = Self.fitTime(whole.end)
+            w.u32(end)
+            w.u32(Self.scaled32(whole.timerSeconds, 1000))
+            w.u16(1)
+            w.u8(0) // manual
+            w.u8(26) // activity
+            w.u8(1) // stop
+            w.u32(export.utcOffsetSeconds.map { UInt32(truncatingIfNeeded: Int64(end) + Int64($0)) } ?? 0xFFFF_FFFF)
+        }
+        encoder.finish()
+    }
+
+    /// Local message types: each defined once, at the start.
+    enum Local {
+        static let fileID: UInt8 = 0, creator: UInt8 = 1, device: UInt8 = 2, event: UInt8 = 3, record: UInt8 = 4
+        static let lap: UInt8 = 5, session: UInt8 = 6, zones: UInt8 = 7, activity: UInt8 = 8
+    }
+
+    private mutating func writeStart() {
+        let export = self.export
+        let start = Self.fitTime(export.summary.statistics.start)
+        for (local, global, layout) in Self.layouts(export) { encoder.define(local: local, global: global, layout) }
+        encoder.data(local: Local.fileID) { w in
+            w.u8(4); w.u16(255); w.u16(1); w.u32(export.serialNumber == 0 ? 1 : export.serialNumber); w.u32(start)
+        }
+        encoder.data(local: Local.creator) { w in
+            w.u16(export.softwareVersion.map { UInt16(clamping: Int(($0 * 100).rounded())) } ?? 0xFFFF); w.u8(0xFF)
+        }
+        // The gateway is device 0, the creator; each sensor after it, as Bluetooth LE.
+        encoder.data(local: Local.device) { w in
+            Self.device(&w, export, start: start, index: 0, type: 0xFF, serial: export.serialNumber, source: 5, name: export.creator, battery: nil)
+        }
+        for (offset, sensor) in export.devices.enumerated() {
+            encoder.data(local: Local.device) { w in
+                Self.device(&w, export, start: start, index: UInt8(clamping: offset + 1), type: sensor.antplusDeviceType, serial: sensor.fitSerialNumber,
+                       source: 3, name: sensor.productName, battery: sensor.batteryPercent)
             }
         }
-        // lap (19) and session (18): timestamp, start, elapsed and timer time (×1000), distance (×100), heart rate.
-        let summaryFields: [(UInt8, UInt8, FITWriter.BaseType)] = [(253, 4, .uint32), (2, 4, .uint32), (7, 4, .uint32), (8, 4, .uint32),
-                                                                   (9, 4, .uint32), (0, 1, .enumeration), (1, 1, .enumeration),
-                                                                   (15, 1, .uint8), (16, 1, .uint8)]
-        body.define(local: 3, global: 19, summaryFields)
-        let laps = TCXDocument.laps(points)
-        for lap in laps {
-            guard let a = lap.first, let b = lap.last else { continue }
-            body.data(local: 3) { w in summary(&w, a, b, lap, event: 9) } // event lap, stop
-        }
-        // session: the lap fields (avg/max heart rate are 16/17 here), sport cycling, laps.
-        body.define(local: 4, global: 18, [(253, 4, .uint32), (2, 4, .uint32), (7, 4, .uint32), (8, 4, .uint32), (9, 4, .uint32),
-                                           (0, 1, .enumeration), (1, 1, .enumeration), (16, 1, .uint8), (17, 1, .uint8),
-                                           (5, 1, .enumeration), (6, 1, .enumeration), (25, 2, .uint16), (26, 2, .uint16)])
-        body.data(local: 4) { w in
-            summary(&w, first, last, points, event: 8) // event session, stop
-            w.u8(2) // sport: cycling
-            w.u8(0) // sub_sport: generic
-            w.u16(0)
-            w.u16(UInt16(clamping: laps.count))
-        }
-        // activity (34): timestamp, total timer time (×1000), sessions, type manual, event activity, stop.
-        body.define(local: 5, global: 34, [(253, 4, .uint32), (0, 4, .uint32), (1, 2, .uint16), (2, 1, .enumeration),
-                                           (3, 1, .enumeration), (4, 1, .enumeration)])
-        body.data(local: 5) { w in
-            w.u32(end); w.u32(UInt32(clamping: Int64(((last.time - first.time) * 1000).rounded()))); w.u16(1); w.u8(0); w.u8(26); w.u8(1)
-        }
-        return FITWriter.file(body.bytes)
     }
 
-    /// timestamp, start, elapsed, timer, distance, event, event type stop, average and maximum heart rate.
-    private static func summary(_ w: inout FITWriter.Fields, _ a: RidePoint, _ b: RidePoint, _ span: [RidePoint], event: UInt8) {
-        let heartRates = span.compactMap(\.heartRate).filter { $0 > 0 }
-        let seconds = UInt32(clamping: Int64(((b.time - a.time) * 1000).rounded()))
-        w.u32(fitTime(b.time))
-        w.u32(fitTime(a.time))
-        w.u32(seconds)
-        w.u32(seconds)
-        w.u32(UInt32(clamping: Int64(((b.distance - a.distance) * 100).rounded())))
+    private static func device(_ w: inout FITEncoder.Fields, _ export: RideExport, start: UInt32, index: UInt8, type: UInt8, serial: UInt32?,
+                               source: UInt8, name: String?, battery: Int?) {
+        w.u32(start)
+        w.u8(index)
+        w.u8(type)
+        w.u16(255) // development: no FIT manufacturer id for a Bluetooth sensor's maker; its name says it
+        w.u32(serial ?? 0)
+        w.u16(index == 0 ? 1 : 0xFFFF)
+        w.u16(index == 0 ? export.softwareVersion.map { UInt16(clamping: Int(($0 * 100).rounded())) } ?? 0xFFFF : 0xFFFF)
+        w.u8(battery.map { $0 > 50 ? 2 : $0 > 20 ? 3 : $0 > 5 ? 4 : 5 } ?? 0xFF) // good, ok, low, critical
+        w.u8(source)
+        w.text(name, size: Self.nameSize)
+        w.u8(battery.map { UInt8(clamping: max(0, min(100, $0))) } ?? 0xFF)
+    }
+
+    private mutating func writeEvents(through time: Timestamp) {
+        while let event = pendingEvents.first, event.time <= time {
+            pendingEvents.removeFirst()
+            encoder.data(local: Local.event) { w in
+                w.u32(Self.fitTime(event.time))
+                w.u8(0) // timer
+                w.u8(event.running ? 0 : 4) // start, stop_all
+            }
+        }
+    }
+
+    private mutating func writeLap(_ index: Int) {
+        let export = self.export
+        let lap = export.summary.laps[index]
+        encoder.data(local: Local.lap) { w in
+            Self.summary(&w, export, lap.statistics, event: 9) // lap
+            w.u8(lap.trigger.fitValue)
+            w.u16(UInt16(clamping: index))
+        }
+        writeTimeInZone(lap.statistics, reference: 19, index: index)
+    }
+
+    private mutating func writeTimeInZone(_ s: RideStatistics, reference: UInt16, index: Int) {
+        let export = self.export
+        guard Self.zoneLayout(export) != nil else { return }
+        encoder.data(local: Local.zones) { w in
+            w.u32(Self.fitTime(s.end))
+            w.u16(reference)
+            w.u16(UInt16(clamping: index))
+            if let zones = export.context.heartRateZones {
+                for seconds in s.heartRateZoneSeconds ?? Array(repeating: 0, count: zones.count + 1) { w.u32(Self.scaled32(seconds, 1000)) }
+                // High boundary of each zone (the last is open: 255).
+                for bound in zones.lowerBounds.map({ $0 - 1 }) + [255] { w.u8(UInt8(clamping: max(0, bound))) }
+            }
+            if let zones = export.context.powerZones {
+                for seconds in s.powerZoneSeconds ?? Array(repeating: 0, count: zones.count + 1) { w.u32(Self.scaled32(seconds, 1000)) }
+                for bound in zones.lowerBounds.map({ $0 - 1 }) + [0xFFFE] { w.u16(UInt16(clamping: max(0, bound))) }
+                w.u16(export.thresholdPower.map { UInt16(clamping: $0) } ?? 0xFFFF)
+            }
+        }
+    }
+
+    /// The fields a lap and the session share, in `summaryLayout`'s order.
+    private static func summary(_ w: inout FITEncoder.Fields, _ export: RideExport, _ s: RideStatistics, event: UInt8) {
+        w.u32(Self.fitTime(s.end))
+        w.u32(Self.fitTime(s.start))
+        w.s32(Self.semicircles(s.startPosition?.latitude))
+        w.s32(Self.semicircles(s.startPosition?.longitude))
+        w.u32(Self.scaled32(s.elapsedSeconds, 1000))
+        w.u32(Self.scaled32(s.timerSeconds, 1000))
+        w.u32(Self.scaled32(s.distanceMeters, 100))
+        w.u16(s.calories.map { UInt16(clamping: Int($0.rounded())) } ?? 0xFFFF)
+        w.u16(s.averageSpeed.map { Self.scaled($0, 1000) } ?? 0xFFFF)
+        w.u16(s.maximumSpeed.map { Self.scaled($0, 1000) } ?? 0xFFFF)
+        w.u8(Self.byte(s.averageHeartRate.map { Int($0.rounded()) }))
+        w.u8(Self.byte(s.maximumHeartRate))
+        w.u8(Self.byte(s.averageCadence.map { Int($0.rounded()) }))
+        w.u8(Self.byte(s.maximumCadence))
+        w.u16(Self.word(s.averagePower.map { Int($0.rounded()) }))
+        w.u16(Self.word(s.maximumPower))
+        w.u16(UInt16(clamping: Int(s.ascentMeters.rounded())))
+        w.u16(UInt16(clamping: Int(s.descentMeters.rounded())))
+        w.u16(Self.word(s.normalizedPower.map { Int($0.rounded()) }))
+        w.u32(s.workJoules.map { UInt32(clamping: Int64($0.rounded())) } ?? 0xFFFF_FFFF)
+        w.u32(Self.scaled32(s.timerSeconds, 1000)) // total_moving_time
         w.u8(event)
-        w.u8(1)
-        w.u8(heartRates.isEmpty ? 0xFF : UInt8(clamping: heartRates.reduce(0, +) / heartRates.count))
-        w.u8(heartRates.max().map { UInt8(clamping: $0) } ?? 0xFF)
-    }
-
-    static func fitTime(_ t: Timestamp) -> UInt32 {
-        UInt32(clamping: Int64((t.secondsSince1970 - epochOffset).rounded(.down)))
-    }
-
-    /// Degrees as FIT's semicircles: 2³¹ of them to 180°.
-    static func semicircles(_ degrees: Double) -> Int32 {
-        guard degrees.isFinite else { return Int32.max }
-        return Int32(clamping: Int64((degrees * 2_147_483_648 / 180).rounded()))
-    }
-
-    static func scaled(_ value: Double, _ scale: Double, max: UInt16) -> UInt16 {
-        guard value.isFinite else { return 0xFFFF }
-        return UInt16(clamping: Swift.max(0, Swift.min(Int64(max), Int64((value * scale).rounded()))))
-    }
-}
-
-/// FIT's framing: definition and data messages, the 14-byte header and the CRC-16.
-struct FITWriter {
-    enum BaseType: UInt8 {
-        case enumeration = 0x00, uint8 = 0x02, uint16 = 0x84, sint32 = 0x85, uint32 = 0x86, uint32z = 0x8C
-    }
-
-    /// A data message's field values, little-endian, in the order of its definition.
-    struct Fields {
-        var bytes: [UInt8] = []
-        mutating func u8(_ v: UInt8) { bytes.append(v) }
-        mutating func u16(_ v: UInt16) { bytes += [UInt8(v & 0xFF), UInt8(v >> 8)] }
-        mutating func u32(_ v: UInt32) { bytes += [UInt8(v & 0xFF), UInt8((v >> 8) & 0xFF), UInt8((v >> 16) & 0xFF), UInt8(v >> 24)] }
-        mutating func s32(_ v: Int32) { u32(UInt32(bitPattern: v)) }
-    }
-
-    private(set) var bytes: [UInt8] = []
-
-    mutating func define(local: UInt8, global: UInt16, _ fields: [(number: UInt8, size: UInt8, type: BaseType)]) {
-        bytes += [0x40 | local, 0, 0, UInt8(global & 0xFF), UInt8(global >> 8), UInt8(fields.count)]
-        for field in fields { bytes += [field.number, field.size, field.type.rawValue] }
-    }
-
-    mutating func data(local: UInt8, _ fill: (inout Fields) -> Void) {
-        var fields = Fields()
-        fill(&fields)
-        bytes.append(local)
-        bytes += fields.bytes
-    }
-
-    /// Header (protocol 2.0, profile 21.40), the records, and the file CRC.
-    static func file(_ records: [UInt8]) -> [UInt8] {
-        let size = UInt32(records.count)
-        var header: [UInt8] = [14, 0x20, UInt8(2140 & 0xFF), UInt8(2140 >> 8),
-                               UInt8(size & 0xFF), UInt8((size >> 8) & 0xFF), UInt8((size >> 16) & 0xFF), UInt8(size >> 24)]
-        header += Array(".FIT".utf8)
-        let headerCRC = crc(header)
-        header += [UInt8(headerCRC & 0xFF), UInt8(headerCRC >> 8)]
-        let all = header + records
-        let fileCRC = crc(all)
-        return all + [UInt8(fileCRC & 0xFF), UInt8(fileCRC >> 8)]
-    }
-
-    /// FIT's CRC-16 (the SDK's nibble table).
-    static func crc(_ bytes: [UInt8]) -> UInt16 {
-        let table: [UInt16] = [0x0000, 0xCC01, 0xD801, 0x1400, 0xF001, 0x3C00, 0x2800, 0xE401,
-                               0xA001, 0x6C00, 0x7800, 0xB401, 0x5000, 0x9C01, 0x8801, 0x4400]
-        var crc: UInt16 = 0
-        for byte in bytes {
-            var tmp = table[Int(crc & 0xF)]
-            crc = (crc >> 4) & 0x0FFF
-            crc = crc ^ tmp ^ table[Int(byte & 0xF)]
-            tmp = table[Int(crc & 0xF)]
-            crc = (crc >> 4) & 0x0FFF
-            crc = crc ^ tmp ^ table[Int((byte >> 4) & 0xF)]
-        }
-        return crc
+        w.u8(1) // stop
+        w.u8(2) // sport: cycling
+        w.u8(export.summary.statistics.startPosition == nil && export.summary.statistics.distanceMeters == 0 ? 6 : 0) // indoor_cycling or generic
     }
 }

@@ -22,7 +22,7 @@ public enum FITDecoder {
         let end = headerSize + dataSize
         guard end + 2 <= bytes.count else { throw .truncated(at: bytes.count) }
         let expected = UInt16(bytes[end]) | UInt16(bytes[end + 1]) << 8
-        let computed = FITWriter.crc(Array(bytes[0..<end]))
+        let computed = FITEncoder.crc(Array(bytes[0..<end]))
         guard expected == computed || expected == 0 else { throw .badCRC(expected: expected, computed: computed) }
         var reader = Reader(bytes: bytes, offset: headerSize, end: end)
         return try reader.messages()

@@ -1,4 +1,4 @@
-/// The files a ride can be exported as, and how each is written from the ride log's points.
+/// The files a ride can be exported as, and the writer of each.
 public enum RideFileFormat: String, Sendable, CaseIterable, Comparable {
     case fit, gpx, tcx
 
@@ -6,13 +6,27 @@ public enum RideFileFormat: String, Sendable, CaseIterable, Comparable {
 
     public static func < (lhs: RideFileFormat, rhs: RideFileFormat) -> Bool { lhs.rawValue < rhs.rawValue }
 
-    /// The file's bytes. `serialNumber` identifies the ride in FIT's file_id (its id in the ride log).
-    public func write(_ points: [RidePoint], name: String, creator: String, serialNumber: UInt32) -> [UInt8] {
+    /// A writer for the ride `export` describes; its points follow with `add`.
+    public func writer(_ export: RideExport) -> any RideFileWriter {
         switch self {
-        case .fit: FITActivity.write(points, serialNumber: serialNumber)
-        case .tcx: Array(TCXDocument.write(points, creator: creator).utf8)
-        case .gpx: Array(GPXDocument.write(points, name: name, creator: creator).utf8)
+        case .fit: FITActivity(export)
+        case .tcx: TCXDocument(export)
+        case .gpx: GPXDocument(export)
         }
+    }
+
+    /// The whole file at once, for points already in memory (tests, small rides): both passes over `points`.
+    public func write(_ points: [RidePoint], laps: [LapMark] = [], name: String, creator: String, serialNumber: UInt32,
+                      context: RideStatistics.Context = .init()) -> [UInt8] {
+        guard let summary = RideSummary.of(points, laps: laps, context: context) else { return [] }
+        var writer = writer(RideExport(summary: summary, name: name, creator: creator, serialNumber: serialNumber, context: context))
+        var bytes: [UInt8] = []
+        for point in points {
+            writer.add(point)
+            bytes += writer.take()
+        }
+        writer.finish()
+        return bytes + writer.take()
     }
 
     /// A file name that sorts by start time and says which ride it is: `2026-06-21-0712-ride-3.fit` (UTC).
