@@ -143,14 +143,18 @@ extension DemoCommand {
     static func printSummary(stateDirectory: String, units: DisplayUnits) {
         guard let store = try? SQLiteRideStore(path: GatewayAssembly.rideLogPath(stateDirectory)),
               let ride = try? store.rides().last else { return }
-        let speed = ride.movingSeconds > 0 ? ride.distanceMeters / ride.movingSeconds : 0
-        var parts = ["\(units.distance(metres: ride.distanceMeters)) in \(DisplayUnits.duration(seconds: ride.movingSeconds)) moving "
-            + "(\(units.speed(metresPerSecond: speed)))"]
-        if let average = ride.averageHeartRate, let maximum = ride.maximumHeartRate {
+        let s = ride.statistics
+        let distance = s?.distanceMeters ?? ride.distanceMeters, moving = s?.timerSeconds ?? ride.movingSeconds
+        var parts = ["\(units.distance(metres: distance)) in \(DisplayUnits.duration(seconds: moving)) moving "
+            + "(\(units.speed(metresPerSecond: moving > 0 ? distance / moving : 0)))"]
+        if let average = s?.averageHeartRate, let maximum = s?.maximumHeartRate {
             parts.append("heart rate \(Int(average.rounded())) avg, \(maximum) max")
         }
-        if let gain = ride.elevationGainMeters, let loss = ride.elevationLossMeters {
-            parts.append("+\(units.height(metres: gain)) / −\(units.height(metres: loss))")
+        if let power = s?.averagePower, let normalized = s?.normalizedPower {
+            parts.append("power \(Int(power.rounded())) W avg, \(Int(normalized.rounded())) W normalized")
+        }
+        if let s {
+            parts.append("+\(units.height(metres: s.ascentMeters)) / −\(units.height(metres: s.descentMeters))")
         }
         print("ride: \(ride.name): " + parts.joined(separator: ", "))
         print("ride file: ridegate rides export latest --format fit --state-directory \(stateDirectory) -o ride.fit")

@@ -31,6 +31,9 @@ struct RidesCommand: ParsableCommand {
             return config.displayUnits
         }
 
+        /// The config, when it can be read: its zones, FTP and rider for the totals.
+        var config: GatewayConfig? { try? TOMLConfigLoader.load(path: configFile.config) }
+
         func open() throws -> SQLiteRideStore {
             var directory = stateDirectory
             if directory == nil {
@@ -47,7 +50,7 @@ struct RidesCommand: ParsableCommand {
                 throw ExitCode(ExitStatus.unavailable)
             }
             do {
-                return try SQLiteRideStore(path: path)
+                return try SQLiteRideStore(path: path, context: GatewayAssembly.rideContext(config ?? GatewayConfig()))
             } catch {
                 writeError("cannot open the ride log: \(error)")
                 throw ExitCode(ExitStatus.unavailable)
@@ -60,7 +63,7 @@ struct RidesCommand: ParsableCommand {
 
         @OptionGroup var location: Location
 
-        @Flag(help: "Print one JSON array: id, name, start, end (ISO 8601 UTC), distance_m, moving_time_s, elapsed_time_s, points, exported, elevation_gain_m, elevation_loss_m, avg_hr_bpm, max_hr_bpm.")
+        @Flag(help: "Print one JSON array: id, name, start, end (ISO 8601 UTC), distance_m, moving_time_s, elapsed_time_s, points, exported, elevation_gain_m, elevation_loss_m, avg_hr_bpm, max_hr_bpm, avg_power_w, max_power_w, normalized_power_w, work_kj, avg_cadence_rpm, avg_speed_mps, max_speed_mps, calories_kcal, hr_zone_s, power_zone_s, laps (null where unknown).")
         var json = false
 
         func run() throws {
@@ -72,24 +75,7 @@ struct RidesCommand: ParsableCommand {
                 throw ExitCode(ExitStatus.unavailable)
             }
             if json {
-                let objects = rides.map { ride -> String in
-                    var w = JSONObjectWriter(capacity: 256)
-                    w.add("id", Int(ride.id))
-                    w.add("start", ride.start.iso8601)
-                    w.add("end", ride.end.iso8601)
-                    w.add("distance_m", ride.distanceMeters, decimals: 1)
-                    w.add("moving_time_s", ride.movingSeconds, decimals: 0)
-                    w.add("elapsed_time_s", ride.elapsedSeconds, decimals: 0)
-                    w.add("points", ride.points)
-                    w.add("exported", ride.exported)
-                    w.add("name", ride.name)
-                    w.add("elevation_gain_m", ride.elevationGainMeters, decimals: 0)
-                    w.add("elevation_loss_m", ride.elevationLossMeters, decimals: 0)
-                    w.add("avg_hr_bpm", ride.averageHeartRate, decimals: 0)
-                    w.add("max_hr_bpm", ride.maximumHeartRate)
-                    return w.finish()
-                }
-                print("[" + objects.joined(separator: ",\n") + "]")
+                print("[" + rides.map { RideListing.object($0) }.joined(separator: ",\n") + "]")
                 return
             }
             guard !rides.isEmpty else {
@@ -100,8 +86,9 @@ struct RidesCommand: ParsableCommand {
             print("id  start                     distance   moving    elapsed   points  exported  name")
             for ride in rides {
                 let id = String(ride.id).padded(to: 3)
-                let distance = units.distance(metres: ride.distanceMeters).padded(to: 10)
-                print("\(id) \(ride.start.iso8601)  \(distance) \(Self.duration(ride.movingSeconds))  \(Self.duration(ride.elapsedSeconds))  "
+                let distance = units.distance(metres: ride.statistics?.distanceMeters ?? ride.distanceMeters).padded(to: 10)
+                let moving = ride.statistics?.timerSeconds ?? ride.movingSeconds
+                print("\(id) \(ride.start.iso8601)  \(distance) \(Self.duration(moving))  \(Self.duration(ride.elapsedSeconds))  "
                       + String(ride.points).padded(to: 7) + " "
                       + (ride.exported.isEmpty ? "-" : ride.exported.joined(separator: ",")).padded(to: 9) + " " + ride.name)
             }
@@ -148,20 +135,32 @@ struct RidesCommand: ParsableCommand {
                     writeError(rides.isEmpty ? "no rides recorded yet" : "no ride \(ride); `ridegate rides list` shows the ids")
                     throw ExitCode(ExitStatus.dataError)
                 }
-                let points = try store.points(ride: chosen.id)
-                let creator = "ridegate \(RidegateVersion.current)"
-                let bytes = (RideFileFormat(rawValue: format) ?? .gpx).write(
-                    points, name: chosen.name, creator: creator, serialNumber: UInt32(truncatingIfNeeded: chosen.id))
-                do {
+                let exporter = RideExporter(store: store, version: RidegateVersion.current, thresholdPower: location.config?.zones.ftp)
+                let fileFormat = RideFileFormat(rawValue: format) ?? .gpx
+                do throws(RideExporter.Failure) {
                     if let output {
-                        try TextFile.replace(output, withBytes: bytes, mode: 0o644)
+                        try exporter.export(chosen, as: fileFormat, to: output)
                     } else {
-                        try FileDescriptor(rawValue: 1).writeAll(bytes)
+                        try exporter.write(chosen, as: fileFormat) { (bytes) throws(RideExporter.Failure) in
+                            do throws(Errno) { try FileDescriptor(rawValue: 1).writeAll(bytes) } catch {
+                                throw .write(.system(SystemCallError("write", "standard output", error)))
+                            }
+                        }
                     }
                 } catch {
-                    writeError("cannot write \(output ?? "to standard output"): \(error)")
-                    throw ExitCode(ExitStatus.unavailable)
+                    switch error {
+                    case .read(let why):
+                        writeError("cannot read ride \(chosen.id) from the ride log: \(why); no file was written")
+                        throw ExitCode(ExitStatus.dataError)
+                    case .write(let why):
+                        writeError("cannot write \(output ?? "to standard output"): \(why)")
+                        throw ExitCode(ExitStatus.unavailable)
+                    case .empty:
+                        writeError("ride \(chosen.id) has no points to write")
+                        throw ExitCode(ExitStatus.dataError)
+                    }
                 }
+                // Only a closed ride is marked: a file of a ride still going is not the whole ride.
                 try store.markExported(ride: chosen.id, format: format)
             } catch let error as SpoolError {
                 writeError("cannot read the ride log: \(error)")

@@ -169,13 +169,13 @@ public enum GatewayAssembly {
                         logger: Logger) -> [any EffectSink] {
         do {
             let store = try SQLiteRideStore(path: rideLogPath(config.stateDirectory), newRideAfter: config.ride.newRideAfterMinutes * 60,
-                                            movingSpeed: config.ride.autoPauseSpeed)
+                                            context: rideContext(config))
             let policy = RideLogSink.Policy(
                 exportDirectory: config.ride.exportDirectory, exportFormats: config.ride.exportFormats,
-                maximumBytes: Int64(config.ride.maximumMegabytes * 1_048_576), maximumAgeDays: config.ride.keepDays,
-                creator: "ridegate \(version)")
+                maximumBytes: Int64(config.ride.maximumMegabytes * 1_048_576), maximumAgeDays: config.ride.keepDays)
             let mqtt = outputs.compactMap { $0 as? MQTTSink }.first
-            return [RideLogSink(store: store, policy: policy, announce: { mqtt?.apply(.publish($0)) }, health: health,
+            let exporter = RideExporter(store: store, version: version, thresholdPower: config.zones.ftp)
+            return [RideLogSink(store: store, exporter: exporter, policy: policy, announce: { mqtt?.apply(.publish($0)) }, health: health,
                                 logger: logger.labeled("rides"))]
         } catch {
             logger.error("cannot open the ride log; this ride is not recorded (readings still go to MQTT)", [("error", error.description)])
@@ -184,6 +184,12 @@ public enum GatewayAssembly {
     }
 
     public static func rideLogPath(_ stateDirectory: String) -> String { stateDirectory + "/rides.sqlite" }
+
+    /// The zones a ride's time in zone is counted in and the rider its calories are for, from the config.
+    public static func rideContext(_ config: GatewayConfig) -> RideStatistics.Context {
+        RideStatistics.Context(heartRateZones: config.heartRate.enabled ? config.zones.zones : nil, powerZones: config.zones.powerZones,
+                               rider: config.rider)
+    }
 
     /// The spool in the state directory: damaged files salvaged, a full or unwritable disk bridged in memory
     /// (`ResilientSpool` says so in the log and on `health`).

@@ -1,51 +1,60 @@
 import RidegateCore
 import RidegateLinux
 
-/// Keeps every point of the ride in the ride log (`rides.sqlite`), written in batches on a worker of its own
-/// (the pipeline never waits for the SD card): a batch goes out every `batchSeconds` of GPS time, and at an
-/// orderly stop. A power cut loses at most the batch in memory. Write errors are logged once per change.
+/// Keeps the ride in the ride log (`rides.sqlite`): its points, laps, sensors and ends, written in batches on a
+/// worker of its own (the pipeline never waits for the SD card): a batch goes out every `batchSeconds` of GPS
+/// time, at a lap or a ride's end, and at an orderly stop. A power cut loses at most the batch in memory. Write
+/// errors are logged once per change.
 ///
-/// When a ride ends (the store starts a new one after a long stop) and at an orderly stop, it writes the
-/// finished rides' files into the export directory, if one is configured, announces the newest on the
-/// retained `rides/last` topic, and keeps the ride log within its limits (on `health`: `ride_log_bytes`,
-/// `rides_removed`).
+/// When a ride ends (the store starts a new one after a long stop, or the rider ended it) and at an orderly stop,
+/// it writes the rides' files into the export directory, if one is configured, announces the newest finished one
+/// on the retained `rides/last` topic, and keeps the ride log within its limits (on `health`: `ride_log_bytes`,
+/// `rides_removed`). A ride still open is written too at a stop, but counts as exported only once a file of it is
+/// written after it ended.
 public final class RideLogSink: EffectSink, @unchecked Sendable {
     public struct Policy: Sendable {
         public var exportDirectory: String?
         public var exportFormats: [RideFileFormat]
         public var maximumBytes: Int64?
         public var maximumAgeDays: Double?
-        public var creator: String
 
         public init(exportDirectory: String? = nil, exportFormats: [RideFileFormat] = [.fit], maximumBytes: Int64? = nil,
-                    maximumAgeDays: Double? = nil, creator: String = "ridegate") {
+                    maximumAgeDays: Double? = nil) {
             self.exportDirectory = exportDirectory
             self.exportFormats = exportFormats
             self.maximumBytes = maximumBytes
             self.maximumAgeDays = maximumAgeDays
-            self.creator = creator
         }
     }
 
     public let batchSeconds: Double
     private let store: SQLiteRideStore
+    private let exporter: RideExporter
     private let policy: Policy
     private let announce: @Sendable (Publication) -> Void
     private let health: HealthFields
     private let logger: Logger
     private let queue = SerialWorker(label: "ride log")
-    /// Points not yet handed to the queue (touched on the pipeline's thread and at shutdown).
-    private let arriving = Locked<[RidePoint]>([])
-    /// Points handed to the queue and not yet written (touched only on the queue).
-    private var pending: [RidePoint] = []
+    /// Entries not yet handed to the queue (touched on the pipeline's thread and at shutdown).
+    private let arriving = Locked<Batch>(Batch())
+    /// Entries handed to the queue and not yet written (touched only on the queue).
+    private var pending: [RideLogEntry] = []
     private var lastError: String?
     private var lastExportError: String?
     private var removedRides: Int64 = 0
     private var keptInLimits = false
+    /// Bounded: an hour of 10 Hz fixes, then the oldest points go (the ride summary on MQTT still has the totals).
+    static let maximumPending = 36_000
 
-    public init(store: SQLiteRideStore, policy: Policy = Policy(), announce: @escaping @Sendable (Publication) -> Void = { _ in },
+    struct Batch {
+        var entries: [RideLogEntry] = []
+        var firstTime: Timestamp?
+    }
+
+    public init(store: SQLiteRideStore, exporter: RideExporter, policy: Policy = Policy(), announce: @escaping @Sendable (Publication) -> Void = { _ in },
                 health: HealthFields = HealthFields(), logger: Logger, batchSeconds: Double = 5) {
         self.store = store
+        self.exporter = exporter
         self.policy = policy
         self.announce = announce
         self.health = health
@@ -56,13 +65,22 @@ public final class RideLogSink: EffectSink, @unchecked Sendable {
     }
 
     public func apply(_ effect: Effect) {
-        guard case .recordPoint(let point) = effect else { return }
-        // Points gather here on the pipeline's own thread; the queue (and the SD card) is woken once a batch.
-        let due = arriving.withLock { batch -> [RidePoint]? in
-            batch.append(point)
-            guard let first = batch.first, point.time - first.time >= batchSeconds || point.time < first.time else { return nil }
-            defer { batch.removeAll(keepingCapacity: true) }
-            return batch
+        guard case .record(let entry) = effect else { return }
+        // Entries gather here on the pipeline's own thread; the queue (and the SD card) is woken once a batch.
+        let due = arriving.withLock { batch -> [RideLogEntry]? in
+            batch.entries.append(entry)
+            var full: Bool
+            switch entry {
+            case .point(let point):
+                let first = batch.firstTime ?? point.time
+                batch.firstTime = first
+                full = point.time - first >= batchSeconds || point.time < first
+            case .lap, .end: full = true // a lap or an end is announced and exported now, not in five seconds
+            case .device: full = false
+            }
+            guard full else { return nil }
+            defer { batch = Batch() }
+            return batch.entries
         }
         guard let due else { return }
         queue.async { [self] in
@@ -75,10 +93,10 @@ public final class RideLogSink: EffectSink, @unchecked Sendable {
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             queue.async { [self] in
                 pending += arriving.withLock { batch in
-                    defer { batch.removeAll() }
-                    return batch
+                    defer { batch = Batch() }
+                    return batch.entries
                 }
-                let now = pending.last?.time
+                let now = pending.lastPointTime
                 flush()
                 finishRides(includingNewest: true, now: now)
                 done.resume()
@@ -88,9 +106,9 @@ public final class RideLogSink: EffectSink, @unchecked Sendable {
 
     private func flush() {
         guard !pending.isEmpty else { return }
-        let now = pending.last?.time
+        let now = pending.lastPointTime
         do {
-            try store.record(pending)
+            try store.record(entries: pending)
             if lastError != nil { logger.notice("the ride log can be written again") }
             lastError = nil
             pending.removeAll()
@@ -99,8 +117,7 @@ public final class RideLogSink: EffectSink, @unchecked Sendable {
                 logger.error("cannot write the ride log; points wait in memory", [("error", error.description)])
                 lastError = error.description
             }
-            // Bounded: an hour of 10 Hz fixes, then the oldest go (the ride summary on MQTT still has the totals).
-            if pending.count > 36_000 { pending.removeFirst(pending.count - 36_000) }
+            if pending.count > Self.maximumPending { pending.removeFirst(pending.count - Self.maximumPending) }
             return
         }
         let finished = store.takeFinished()
@@ -109,7 +126,7 @@ public final class RideLogSink: EffectSink, @unchecked Sendable {
 
     /// Exports what is due, announces the newest finished ride, applies the limits.
     private func finishRides(includingNewest: Bool, now: Timestamp?, announcing finished: [Int64] = []) {
-        let rides: [SQLiteRideStore.Ride]
+        var rides: [SQLiteRideStore.Ride]
         do {
             rides = try store.rides()
         } catch {
@@ -118,26 +135,31 @@ public final class RideLogSink: EffectSink, @unchecked Sendable {
         }
         var files: [Int64: [String]] = [:]
         if let directory = policy.exportDirectory {
-            let due = includingNewest ? rides : Array(rides.dropLast())
-            for ride in due where !Set(policy.exportFormats.map(\.rawValue)).isSubset(of: ride.exported) || (includingNewest && ride.id == rides.last?.id) {
+            let wanted = Set(policy.exportFormats.map(\.rawValue))
+            // Closed rides not yet exported in every format; at a stop the open one too (marked only once it ends).
+            for ride in rides where (ride.closed && !wanted.isSubset(of: ride.exported)) || (includingNewest && !ride.closed) {
                 files[ride.id] = export(ride, into: directory)
             }
+            // Read again for the announcement's `exported`; should that fail, it says what the first read did.
+            if !files.isEmpty, let again = try? store.rides() { rides = again }
         }
         let announced = includingNewest ? rides.last.map { [$0.id] } ?? [] : finished
         if let ride = rides.last(where: { announced.contains($0.id) }) {
-            announce(Publication(topic: .ridesLast, payload: Self.payload(ride, files: files[ride.id] ?? []), retain: true))
+            announce(Publication(topic: .ridesLast, payload: RideListing.object(ride, files: files[ride.id] ?? []), retain: true))
         }
         if let now { keepWithinLimits(now: now) }
     }
 
     private func export(_ ride: SQLiteRideStore.Ride, into directory: String) -> [String] {
         var written: [String] = []
-        do {
-            let points = try store.points(ride: ride.id)
+        do throws(SpoolError) {
             for format in policy.exportFormats {
                 let path = directory + "/" + RideFileFormat.fileName(start: ride.start, id: ride.id, format: format)
-                let bytes = format.write(points, name: ride.name, creator: policy.creator, serialNumber: UInt32(truncatingIfNeeded: ride.id))
-                try TextFile.replace(path, withBytes: bytes, mode: 0o644, modeRequired: false)
+                do {
+                    try exporter.export(ride, as: format, to: path, modeRequired: false)
+                } catch {
+                    throw SpoolError(path: path, operation: "export", message: error.description)
+                }
                 try store.markExported(ride: ride.id, format: format.rawValue)
                 written.append(path)
             }
@@ -145,7 +167,7 @@ public final class RideLogSink: EffectSink, @unchecked Sendable {
             lastExportError = nil
             logger.info("ride exported", [("ride", String(ride.id)), ("files", written.joined(separator: " "))])
         } catch {
-            let text = "\(error)"
+            let text = error.description
             if lastExportError != text {
                 logger.error("cannot write the ride's files; they are written when the next ride ends (or with `ridegate rides export`)",
                              [("ride", String(ride.id)), ("ride.export_directory", directory), ("error", text)])
@@ -174,20 +196,12 @@ public final class RideLogSink: EffectSink, @unchecked Sendable {
             logger.error("cannot keep the ride log within its limits", [("error", error.description)])
         }
     }
+}
 
-    static func payload(_ ride: SQLiteRideStore.Ride, files: [String]) -> String {
-        var json = JSONObjectWriter(capacity: 320)
-        json.add("id", Int(ride.id))
-        json.add("name", ride.name)
-        json.add("start", ride.start.iso8601)
-        json.add("end", ride.end.iso8601)
-        json.add("distance_m", ride.distanceMeters, decimals: 1)
-        json.add("moving_time_s", ride.movingSeconds, decimals: 0)
-        json.add("elapsed_time_s", ride.elapsedSeconds, decimals: 0)
-        json.add("elevation_gain_m", ride.elevationGainMeters, decimals: 0)
-        json.add("avg_hr_bpm", ride.averageHeartRate, decimals: 0)
-        json.add("max_hr_bpm", ride.maximumHeartRate)
-        json.add("files", files)
-        return json.finish()
+extension [RideLogEntry] {
+    /// The time of the last point among the entries.
+    var lastPointTime: Timestamp? {
+        for entry in reversed() { if case .point(let point) = entry { return point.time } }
+        return nil
     }
 }

@@ -146,6 +146,8 @@ public struct GatewayConfig: Sendable, Equatable {
         /// rides go, exported ones first.
         public var keepDays: Double?
         public var maximumMegabytes = 1024.0
+        /// A lap every this many kilometres (a head unit's auto-lap); nil: laps only from the lap button.
+        public var autoLapKilometers: Double?
     }
 
     public var deviceID: String?
@@ -165,6 +167,8 @@ public struct GatewayConfig: Sendable, Equatable {
     public var led = LED()
     public var ride = Ride()
     public var sun = Sun()
+    /// `[rider]`: weight, age and sex, for calories from heart rate when no power meter rides along.
+    public var rider: RiderProfile?
 
     public init() {}
 
@@ -394,7 +398,10 @@ public struct GatewayConfig: Sendable, Equatable {
         let keepDays = try r.number("keep_days", default: 0, range: 0...36_500)
         ride.keepDays = keepDays > 0 ? keepDays : nil
         ride.maximumMegabytes = try r.number("max_mb", default: ride.maximumMegabytes, range: 1...1_000_000)
+        let autoLap = try r.number("auto_lap_km", default: 0, range: 0...1000)
+        ride.autoLapKilometers = autoLap > 0 ? autoLap : nil
         try r.finish()
+        rider = try Self.rider(try top.subtable("rider"))
 
         var s = try top.subtable("sun")
         sun.enabled = try s.bool("enabled", default: sun.enabled)

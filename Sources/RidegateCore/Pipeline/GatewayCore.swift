@@ -203,7 +203,7 @@ public struct GatewayCore: Sendable {
             if fix.hasPosition, let time = fix.time { elevation.add(altitude: fix.altitudeMSL, hdop: fix.hdop, at: time) }
             wheel.add(fix, at: at.monotonicSeconds)
             if fix.hasPosition, let time = fix.time, let lat = fix.latitude, let lon = fix.longitude {
-                effects.append(.recordPoint(ridePoint(time: time, latitude: lat, longitude: lon, fix: fix, now: at.monotonicSeconds)))
+                effects.append(.record(.point(ridePoint(time: time, latitude: lat, longitude: lon, fix: fix, now: at.monotonicSeconds))))
             }
             if admit(Topic.gps.name, at: ts, interval: settings.gpsMinimumInterval) {
                 let seq = nextSequence(Topic.gps.name)
@@ -246,7 +246,8 @@ public struct GatewayCore: Sendable {
     private func ridePoint(time: Timestamp, latitude: Double, longitude: Double, fix: GPSFix, now: Double) -> RidePoint {
         func fresh(_ at: Double) -> Bool { now - at <= Self.freshFor }
         return RidePoint(time: time, latitude: latitude, longitude: longitude, altitude: fix.altitudeMSL, speed: fix.speedMetersPerSecond,
-                         distance: ride.summary.distanceMeters, heartRate: fresh(latest.heartRate.at) ? latest.heartRate.value : nil,
+                         distance: ride.summary.distanceMeters, moving: ride.summary.isMoving,
+                         heartRate: fresh(latest.heartRate.at) ? latest.heartRate.value : nil,
                          cadence: fresh(latest.cadence.at) ? latest.cadence.value : nil, power: fresh(latest.power.at) ? latest.power.value : nil)
     }
 

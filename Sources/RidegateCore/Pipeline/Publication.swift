@@ -29,8 +29,9 @@ public enum Effect: Sendable, Equatable {
     case serviceReady
     /// Tell the service manager's watchdog the pipeline is alive (sd_notify WATCHDOG=1).
     case serviceAlive
-    /// Keep this point in the ride log (every fix with a position).
-    case recordPoint(RidePoint)
+    /// Keep this in the ride log: a point (every fix with a position, or once a second from the sensors without
+    /// one), a lap's end, a sensor riding along, the ride ended.
+    case record(RideLogEntry)
     /// Compare the system clock with GPS time (chrony's refclock), at most once per GPS second.
     case clockSample(ClockSample)
 }

@@ -18,6 +18,12 @@ public enum RideName {
         return "\(part) ride \(solar.iso8601.prefix(10)) near \(degrees(lat, positive: "N", negative: "S")) \(degrees(lon, positive: "E", negative: "W"))"
     }
 
+    /// A ride with no position at its start (an indoor trainer): "Indoor ride 2026-06-21" (the date in UTC, the
+    /// sun's local time needing a longitude). A ride that finds a position later is named again from it.
+    public static func make(start: Timestamp) -> String {
+        "Indoor ride \(start.iso8601.prefix(10))"
+    }
+
     private static func degrees(_ value: Double, positive: String, negative: String) -> String {
         let hundredths = Int((abs(value) * 100).rounded())
         let fraction = hundredths % 100

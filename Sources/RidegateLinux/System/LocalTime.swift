@@ -33,4 +33,12 @@ public enum LocalTime {
         localtime_r(&t, &parts)
         return Double(parts.tm_hour * 3600 + parts.tm_min * 60 + parts.tm_sec)
     }
+
+    /// Seconds east of UTC in the local zone at `timestamp` (tm_gmtoff): -21600 for MDT.
+    public static func utcOffset(at timestamp: Timestamp) -> Int {
+        var t = time_t(timestamp.secondsSince1970.rounded(.down))
+        var parts = tm()
+        localtime_r(&t, &parts)
+        return Int(parts.tm_gmtoff)
+    }
 }

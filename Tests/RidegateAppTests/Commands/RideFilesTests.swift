@@ -151,7 +151,9 @@ import Testing
             Issue.record("gpsbabel read no Heartrate column from the FIT: \(fitHeader)")
         }
         let (_, again) = try await run(["rides", "list", "--state-directory", state, "--json"])
-        #expect(again.joined().contains(#""exported":["fit","gpx","tcx"]"#))
+        // The demo's ride may still go on (a restart within new_ride_after_min continues it): files of it are not the
+        // whole ride, so it is not marked exported, and the size limit does not take it for a ride safely elsewhere.
+        #expect(again.joined().contains(#""exported":[]"#), "\(again)")
 
         // Mistakes say what to do, with sysexits codes.
         let (unknown, said) = try await run(["rides", "export", "99", "--state-directory", state])
@@ -223,7 +225,7 @@ import Testing
         #expect(last["id"] as? Int == 1 && (last["name"] as? String)?.hasPrefix("Morning ride 2026-06-21") == true, "\(last)")
         #expect(last["files"] as? [String] == files.map { exports + "/" + $0 })
         let (_, listed) = try await run(["rides", "list", "--state-directory", dir + "/state", "--json"])
-        #expect(listed.joined().contains(#""exported":["fit","gpx"]"#))
+        #expect(listed.joined().contains(#""exported":[]"#)) // written at the stop, but the ride may go on
         // A directory that is not there (the stick is out): said once, the ride stays in the log, the demo exits 0.
         try "[ride]\nexport_directory = \"/nonexistent/usb\"\n".write(toFile: config, atomically: true, encoding: .utf8)
         let missing = try ChildProcess(RidegateAppTestsPaths.executable,

@@ -15,7 +15,7 @@ import Testing
     /// A point every second going north at 5 m/s, `distance` as the gateway measured it in this run.
     func point(_ t: Double, distance: Double, hr: Int? = 120) -> RidePoint {
         RidePoint(time: Timestamp(secondsSince1970: 1_782_057_600 + t), latitude: 40 + t * 5 / 111_195, longitude: -105, altitude: 1650,
-                  speed: 5, distance: distance, heartRate: hr, cadence: 85, power: 180)
+                  speed: 5, distance: distance, moving: true, heartRate: hr, cadence: 85, power: 180)
     }
 
     @Test("Batches make one ride; a restart within the limit continues it and its distance; a long pause starts a new one")
@@ -77,6 +77,7 @@ import Testing
     func standing(_ t: Double, distance: Double) -> RidePoint {
         var p = point(t, distance: distance)
         p.speed = 0
+        p.moving = false
         p.latitude = 40
         return p
     }
@@ -102,7 +103,8 @@ import Testing
         #expect(rides[1].points == 10 && rides[1].distanceMeters == 45 && rides[1].name.hasSuffix("near 40.34° N 105.00° W"))
         #expect(store.takeFinished() == [rides[0].id])
         #expect(store.takeFinished().isEmpty)
-        #expect(rides[0].averageHeartRate == 120 && rides[0].maximumHeartRate == 120 && rides[0].elevationGainMeters == 0)
+        #expect(rides[0].closed && !rides[1].closed)
+        #expect(rides[0].statistics?.averageHeartRate == 120 && rides[0].statistics?.maximumHeartRate == 120 && rides[0].statistics?.ascentMeters == 0)
     }
 
     @Test("One batch that holds a ride, a long stop and the next ride (the log catching up after a stall): both rides whole")
@@ -153,5 +155,43 @@ import Testing
         // Even a tiny limit keeps the newest ride.
         _ = try store.prune(maximumBytes: 1, maximumAgeDays: 0.001, now: now)
         #expect(try store.rides().map(\.id) == [ids[4]])
+    }
+}
+
+extension SQLiteRideStoreTests {
+    @Test("Only a closed ride counts as exported: a file of a ride still going is not the ride (the size limit would take it first)")
+    func exportedOnlyOnceClosed() throws {
+        let store = try SQLiteRideStore(path: path(), newRideAfter: 60)
+        try store.record((0..<10).map { point(Double($0), distance: Double($0) * 5) })
+        let open = try #require(try store.rides().first)
+        try store.markExported(ride: open.id, format: "fit")
+        #expect(try store.rides().first?.exported == [] && open.closed == false)
+        // The ride ends (the rider held the lap button): now it is whole, and a file of it counts.
+        try store.record(entries: [.end(Timestamp(secondsSince1970: 1_782_057_610))])
+        try store.markExported(ride: open.id, format: "fit")
+        #expect(try store.rides().first?.exported == ["fit"] && store.takeFinished() == [open.id])
+        // Standing still after the end keeps nothing; the next movement is a new ride, however soon.
+        try store.record((20..<25).map { standing(Double($0), distance: 45) })
+        #expect(try store.rides().count == 1)
+        try store.record((25..<30).map { point(Double($0), distance: 45 + Double($0 - 24) * 5) })
+        #expect(try store.rides().count == 2)
+    }
+
+    @Test("Laps and sensors are kept with their ride; points without a position (indoors) too, the ride named for it")
+    func lapsDevicesAndIndoorPoints() throws {
+        let store = try SQLiteRideStore(path: path(), newRideAfter: 600)
+        let strap = RideDevice(sensorID: "AA:BB", kind: .heartRate, measures: [.heartRate], name: "Polar H10", serialNumber: "X1", batteryPercent: 90)
+        var entries: [RideLogEntry] = [.device(strap)]
+        entries += (0..<100).map { t -> RideLogEntry in
+            .point(RidePoint(time: Timestamp(secondsSince1970: 1_782_057_600 + Double(t)), distance: 0, moving: true, heartRate: 130, power: 200))
+        }
+        entries.insert(.lap(LapMark(time: Timestamp(secondsSince1970: 1_782_057_650), trigger: .manual)), at: 51)
+        try store.record(entries: entries)
+        let ride = try #require(try store.rides().first)
+        #expect(ride.name == "Indoor ride 2026-06-21" && ride.points == 100 && ride.laps == 2)
+        #expect(try store.devices(ride: ride.id) == [strap])
+        #expect(try store.laps(ride: ride.id).map(\.trigger) == [.manual])
+        #expect(try store.points(ride: ride.id).allSatisfy { $0.position == nil && $0.moving })
+        #expect(ride.statistics?.timerSeconds == 99 && ride.statistics?.averagePower == 200)
     }
 }

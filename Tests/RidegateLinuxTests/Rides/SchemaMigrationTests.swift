@@ -36,7 +36,7 @@ import Testing
         #expect(ride.points == 265 && abs(ride.distanceMeters - 1659.233) < 0.01)
         #expect(ride.name == "Morning ride 2026-06-21 near 40.01° N 105.27° W", "\(ride.name)") // Boulder, 16:00 UTC
         #expect(try store.points(ride: ride.id).count == 265)
-        #expect((ride.averageHeartRate ?? 0) > 60 && ride.elevationGainMeters != nil)
+        #expect((ride.statistics?.averageHeartRate ?? 0) > 60 && ride.statistics?.timerSeconds ?? 0 > 0)
         #expect(try userVersion(file) == SQLiteRideStore.schemaVersion)
         // The migrated ride carries on: a point 10 minutes later, moving, joins it.
         let last = try #require(try store.points(ride: ride.id).last)
