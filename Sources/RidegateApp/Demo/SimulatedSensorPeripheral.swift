@@ -19,9 +19,11 @@ public final class SimulatedSensorPeripheral: Sendable {
         /// Device Information (0x180A), when given.
         public var manufacturer: String?
         public var model: String?
+        public var serialNumber: String?
 
         public init(requirePairing: Bool = false, silent: Bool = false, name: String = "HR-Strap", batteryPercent: UInt8 = 87,
-                    services: [Service] = [.heartRate], manufacturer: String? = nil, model: String? = nil) {
+                    services: [Service] = [.heartRate], manufacturer: String? = nil, model: String? = nil, serialNumber: String? = nil) {
+            self.serialNumber = serialNumber
             self.requirePairing = requirePairing
             self.silent = silent
             self.name = name
@@ -92,6 +94,7 @@ public final class SimulatedSensorPeripheral: Sendable {
             _ = add(.primaryService, BluetoothUUID.deviceInformationService.bytes)
             if let manufacturer = behaviour.manufacturer { characteristic(.manufacturerName, properties: 0x02, value: Array(manufacturer.utf8)) }
             if let model = behaviour.model { characteristic(.modelNumber, properties: 0x02, value: Array(model.utf8) + [0]) } // NUL-padded, as some do
+            if let serial = behaviour.serialNumber { characteristic(.serialNumber, properties: 0x02, value: Array(serial.utf8)) }
         }
         _ = add(.primaryService, BluetoothUUID.batteryService.bytes)
         characteristic(.batteryLevel, properties: 0x12, value: [behaviour.batteryPercent])

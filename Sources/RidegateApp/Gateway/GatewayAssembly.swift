@@ -97,11 +97,12 @@ public enum GatewayAssembly {
             // A replay is dated as recorded or moved to now: no rollover floor for it.
             GPSSource(devicePath: pty.devicePath, baud: .fixed(9600), clock: clock, logger: logger.labeled("gps"),
                       stopWhenDeviceCloses: true, rolloverFloor: nil),
-            SimulatedSensor(name: "strap", sensor: .strap("demo-strap"), behaviour: .init(name: "Demo strap", services: [.heartRate], manufacturer: "ridegate", model: "simulated strap"),
+            SimulatedSensor(name: "strap", sensor: .strap("demo-strap"), behaviour: .init(name: "Demo strap", services: [.heartRate], manufacturer: "ridegate", model: "simulated strap",
+                                                                                       serialNumber: "DEMO-STRAP-1"),
                             profile: profile, speed: options.speed, clock: clock, logger: logger.labeled("strap"), signal: HeartRateSignal()),
             SimulatedSensor(name: "power", sensor: SensorRef(kind: .power, id: "demo-power"),
                             behaviour: .init(name: "Demo power meter", services: [.cyclingPower], manufacturer: "ridegate",
-                                             model: "simulated power meter"),
+                                             model: "simulated power meter", serialNumber: "1001"),
                             profile: profile, speed: options.speed, clock: clock, logger: logger.labeled("sensor"), signal: PowerSignal()),
         ]
         var config = config
@@ -229,6 +230,7 @@ public enum GatewayAssembly {
         settings.heartRateMinimumInterval = config.mqtt.maxHeartRatePerSecond > 0 ? 1 / config.mqtt.maxHeartRatePerSecond : 0
         settings.gpsMinimumInterval = config.mqtt.maxGPSPerSecond > 0 ? 1 / config.mqtt.maxGPSPerSecond : 0
         settings.powerZones = config.zones.powerZones
+        settings.autoLapMeters = config.ride.autoLapKilometers.map { $0 * 1000 }
         settings.powerZoneMarginWatts = config.zones.powerMarginWatts
         settings.ledZones = config.led.zones
         settings.clockSamples = config.gps.enabled && config.gps.chronySocket != nil

@@ -95,6 +95,7 @@ public struct SensorConnection: Sendable {
            let found = try? await client.discoverCharacteristics(of: information) {
             details.manufacturer = await text(client, found.first(where: { $0.uuid == .manufacturerName }))
             details.model = await text(client, found.first(where: { $0.uuid == .modelNumber }))
+            details.serialNumber = await text(client, found.first(where: { $0.uuid == .serialNumber }))
         }
         var batteryHandle: UInt16?
         if let battery = services.first(where: { $0.uuid == .batteryService }),

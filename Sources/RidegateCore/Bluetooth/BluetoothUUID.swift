@@ -18,6 +18,7 @@ public enum BluetoothUUID: Hashable, Sendable, CustomStringConvertible {
     public static let batteryLevel = BluetoothUUID.short(0x2A19)
     public static let deviceInformationService = BluetoothUUID.short(0x180A)
     public static let modelNumber = BluetoothUUID.short(0x2A24)
+    public static let serialNumber = BluetoothUUID.short(0x2A25)
     public static let manufacturerName = BluetoothUUID.short(0x2A29)
     public static let genericAccess = BluetoothUUID.short(0x1800)
     public static let deviceName = BluetoothUUID.short(0x2A00)

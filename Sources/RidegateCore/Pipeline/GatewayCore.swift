@@ -28,6 +28,8 @@ public struct GatewayCore: Sendable {
         /// The MQTT QoS readings go out with (`mqtt.qos`): 1 (the default) and 2 are spooled until the broker
         /// has them; 0 is sent once, unspooled. Retained state goes out at QoS 1 whatever this says.
         public var readingQoS = 1
+        /// A lap every this many metres (`ride.auto_lap_km`), or none.
+        public var autoLapMeters: Double?
         /// Seconds of GPS time between `position` messages (the device tracker's; its every change is a
         /// row in Home Assistant's database).
         public var positionInterval: Double = 5
@@ -82,10 +84,8 @@ public struct GatewayCore: Sendable {
     private var announcedSensors: [SensorRef: Set<SensorMeasure>] = [:]
     private var wheel: WheelDistance
     /// The newest sensor values and when they came (monotonic seconds), for the ride log's points.
-    private var latest = (heartRate: (value: 0, at: -Double.infinity), power: (value: 0, at: -Double.infinity),
-                          cadence: (value: 0.0, at: -Double.infinity))
-    /// A value older than this is not put on a point.
-    static let freshFor = 5.0
+    /// What the ride log keeps: points from fixes and, without a position, from the sensors; laps; sensors.
+    public private(set) var recorder: RideRecorder
     private var startedAt: Double?
     private var lastHealth: Double?
     /// Monotonic seconds between `health` messages.
@@ -98,6 +98,8 @@ public struct GatewayCore: Sendable {
         ride = RideTracker(autoPauseSpeed: settings.autoPauseSpeed)
         zone = ZoneTracker(zones: settings.zones, margin: settings.zoneMarginBPM, dwellSeconds: settings.zoneDwellSeconds)
         wheel = WheelDistance(fallbackAfter: settings.wheelFallbackAfter)
+        recorder = RideRecorder(motion: MotionRule(autoPauseSpeed: settings.autoPauseSpeed), autoLapMeters: settings.autoLapMeters,
+                                sensorPointsAfter: settings.wheelFallbackAfter)
         powerZone = settings.powerZones.map {
             ZoneTracker(zones: $0, margin: settings.powerZoneMarginWatts, dwellSeconds: settings.zoneDwellSeconds)
         }
@@ -127,7 +129,8 @@ public struct GatewayCore: Sendable {
             contact = measurement.sensorContact
             var shownZone: Int?
             if measurement.sensorContact != .notDetected, measurement.beatsPerMinute > 0 {
-                latest.heartRate = (measurement.beatsPerMinute, at.monotonicSeconds)
+                recorder.heartRate(measurement.beatsPerMinute, at: at.monotonicSeconds)
+                effects += sensorPoints(ts: ts, now: at.monotonicSeconds)
                 heartRateTotals.add(measurement.beatsPerMinute)
                 heartRateZoneTime.add(value: measurement.beatsPerMinute, at: ts.secondsSince1970)
                 shownZone = zone.update(value: measurement.beatsPerMinute, at: ts)
@@ -149,13 +152,12 @@ public struct GatewayCore: Sendable {
             let averages = (state.power.average(over: 3, at: now), state.power.average(over: 10, at: now))
             cyclingSensors[sensor.id] = state
             ridePower.add(watts: m.powerWatts, cadenceRPM: step.cadence, at: now, time: ts)
-            latest.power = (m.powerWatts, now)
+            recorder.power(m.powerWatts, at: now)
             powerZoneTime?.add(value: m.powerWatts, at: ts.secondsSince1970)
-            if let cadence = step.cadence { latest.cadence = (cadence, now) }
             // The zone follows the 3 s average: single readings swing by a hundred watts with every pedal stroke.
             var shownZone: Int?
             if powerZone != nil { shownZone = powerZone?.update(value: Int((averages.0 ?? Double(m.powerWatts)).rounded()), at: ts) }
-            countWheel(sensor, step, at: now)
+            effects += cycling(sensor, step, ts: ts, now: now)
             let topic = Topic.sensor(sensor, .power).name
             let seq = nextSequence(topic)
             let payload = Payloads.power(m, averages: averages, zone: shownZone, cadence: step.cadence, wheelSpeed: step.speed, ts: ts,
@@ -167,8 +169,7 @@ public struct GatewayCore: Sendable {
             var state = cyclingSensors[sensor.id] ?? CyclingSensorState()
             let step = state.update(wheel: m.wheel, crank: m.crank, at: at.monotonicSeconds, circumferenceMillimetres: sensor.wheelMillimetres)
             cyclingSensors[sensor.id] = state
-            if let cadence = step.cadence { latest.cadence = (cadence, at.monotonicSeconds) }
-            countWheel(sensor, step, at: at.monotonicSeconds)
+            effects += cycling(sensor, step, ts: ts, now: at.monotonicSeconds)
             let topic = Topic.sensor(sensor, .speedCadence).name
             let seq = nextSequence(topic)
             let payload = Payloads.speedCadence(cadence: step.cadence, wheelSpeed: step.speed, ts: ts, seq: seq, clockTrusted: time.isTrusted)
@@ -189,6 +190,9 @@ public struct GatewayCore: Sendable {
             json.add("measures", json: "[" + details.measures.sorted().map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "]")
             if sensor.kind != .heartRate { json.add("wheel_mm", sensor.wheelMillimetres, decimals: 0) }
             effects.append(.publish(Publication(topic: .sensor(sensor, .info), payload: json.finish(), retain: true)))
+            effects.append(.record(.device(RideDevice(sensorID: sensor.id, kind: sensor.kind, measures: details.measures, name: details.name,
+                                                      manufacturer: details.manufacturer, model: details.model, serialNumber: details.serialNumber,
+                                                      batteryPercent: details.batteryPercent))))
             if let ha = settings.homeAssistant, announcedSensors[sensor].map({ !details.measures.isSubset(of: $0) }) ?? true {
                 let measures = details.measures.union(announcedSensors[sensor] ?? [])
                 announcedSensors[sensor] = measures
@@ -202,8 +206,9 @@ public struct GatewayCore: Sendable {
             ride.add(fix)
             if fix.hasPosition, let time = fix.time { elevation.add(altitude: fix.altitudeMSL, hdop: fix.hdop, at: time) }
             wheel.add(fix, at: at.monotonicSeconds)
-            if fix.hasPosition, let time = fix.time, let lat = fix.latitude, let lon = fix.longitude {
-                effects.append(.record(.point(ridePoint(time: time, latitude: lat, longitude: lon, fix: fix, now: at.monotonicSeconds))))
+            if fix.hasPosition, let time = fix.time {
+                effects += recorder.fix(fix, time: time, distance: ride.summary.distanceMeters, moving: ride.summary.isMoving,
+                                        now: at.monotonicSeconds).map { .record($0) }
             }
             if admit(Topic.gps.name, at: ts, interval: settings.gpsMinimumInterval) {
                 let seq = nextSequence(Topic.gps.name)
@@ -241,14 +246,6 @@ public struct GatewayCore: Sendable {
             publication.qos = settings.readingQoS
             return .publish(publication)
         }
-    }
-
-    private func ridePoint(time: Timestamp, latitude: Double, longitude: Double, fix: GPSFix, now: Double) -> RidePoint {
-        func fresh(_ at: Double) -> Bool { now - at <= Self.freshFor }
-        return RidePoint(time: time, latitude: latitude, longitude: longitude, altitude: fix.altitudeMSL, speed: fix.speedMetersPerSecond,
-                         distance: ride.summary.distanceMeters, moving: ride.summary.isMoving,
-                         heartRate: fresh(latest.heartRate.at) ? latest.heartRate.value : nil,
-                         cadence: fresh(latest.cadence.at) ? latest.cadence.value : nil, power: fresh(latest.power.at) ? latest.power.value : nil)
     }
 
     /// The system clock against a fix's time: fixes with a position and a sane date only (before a fix,
@@ -366,6 +363,20 @@ public struct GatewayCore: Sendable {
         if let last = sensorLastReason[sensor] { extra.append(("last_reason", last)) }
         let payload = Payloads.deviceState(state.rawValue, ts: ts, extra: extra, reconnects: sensorLosses[sensor] ?? 0)
         return [.publish(Publication(topic: .sensor(sensor, .state), payload: payload, retain: true))]
+    }
+
+    /// A cycling sensor's step: its cadence and wheel speed for the ride log, its wheel's distance, and a point
+    /// from the sensors while there is no position fix.
+    private mutating func cycling(_ sensor: SensorRef, _ step: CyclingSensorState.Step, ts: Timestamp, now: Double) -> [Effect] {
+        if let cadence = step.cadence { recorder.cadence(cadence, at: now) }
+        if let speed = step.speed { recorder.wheelSpeed(speed, at: now) }
+        countWheel(sensor, step, at: now)
+        return sensorPoints(ts: ts, now: now)
+    }
+
+    /// Points from the sensors (once a second) while there is no position fix: an indoor trainer, a tunnel.
+    private mutating func sensorPoints(ts: Timestamp, now: Double) -> [Effect] {
+        recorder.sensors(time: ts, distance: ride.summary.distanceMeters, now: now).map { .record($0) }
     }
 
     /// A wheel's revolutions: the ride's distance while there is no position fix, and the wheel's

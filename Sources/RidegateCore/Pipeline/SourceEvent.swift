@@ -58,9 +58,10 @@ public struct SensorDetails: Sendable, Equatable {
     /// Sensor Location (0x2A5D, cycling sensors): left_crank, rear_wheel…
     public var sensorLocation: String?
     public var batteryPercent: Int?
-    /// Device Information (0x180A): Manufacturer Name (0x2A29), Model Number (0x2A24).
+    /// Device Information (0x180A): Manufacturer Name (0x2A29), Model Number (0x2A24), Serial Number (0x2A25).
     public var manufacturer: String?
     public var model: String?
+    public var serialNumber: String?
     /// What the device measures, from its services and feature characteristics (0x2A5C, 0x2A65).
     public var measures: Set<SensorMeasure> = []
 
