@@ -22,10 +22,10 @@ struct DemoCommand: AsyncParsableCommand {
             transform: brokerArgument)
     var broker: BrokerAddress = BrokerAddress(host: "localhost", port: 1883)
 
-    @Option(help: ArgumentHelp("Play the ride this many times faster than real time (0.1 to 100).", valueName: "factor"))
+    @Option(help: ArgumentHelp("Play the ride this many times faster than real time (0.1 to 1000).", valueName: "factor"))
     var speed: Double = 1
 
-    @Option(help: ArgumentHelp("The NMEA capture to ride. Defaults to the bundled demo ride.", valueName: "path"))
+    @Option(help: ArgumentHelp("The ride: an NMEA capture, or a FIT activity a head unit recorded (its positions, heart rate, power, cadence and speed replayed as it recorded them). Defaults to the bundled demo ride.", valueName: "path"))
     var ride: String?
 
     @Option(help: ArgumentHelp(
@@ -49,8 +49,8 @@ struct DemoCommand: AsyncParsableCommand {
     @OptionGroup var logging: LogLevelOption
 
     func validate() throws {
-        guard (0.1...100).contains(speed) else {
-            throw ValidationError("The value '\(speed)' is invalid for '--speed'. Use a factor from 0.1 to 100.")
+        guard (0.1...1000).contains(speed) else {
+            throw ValidationError("The value '\(speed)' is invalid for '--speed'. Use a factor from 0.1 to 1000.")
         }
         if let id = deviceID, !DeviceID.isValid(id) {
             throw ValidationError("The value '\(id)' is invalid for '--device-id'. Use letters, digits, '-' and '_'.")

@@ -93,12 +93,12 @@ struct NMEAReplayer: Sendable {
             await EventLoop.sleep(seconds: min(dt, 10) / speed)
         }
         previousTime = epoch.timeOfDay ?? previousTime
-        return await write(epoch.bytes, to: pty.controller)
+        return await Self.write(epoch.bytes, to: pty.controller, logger: logger)
     }
 
     /// Non-blocking writes; while the reader is not draining (not open yet, or stopping) it waits in short,
     /// cancellable steps rather than parking a thread in write(2).
-    private func write(_ bytes: [UInt8], to fd: FileDescriptor) async -> Bool {
+    static func write(_ bytes: [UInt8], to fd: FileDescriptor, logger: Logger) async -> Bool {
         var offset = 0
         while offset < bytes.count {
             if Task.isCancelled { return false }

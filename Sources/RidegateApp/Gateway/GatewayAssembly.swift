@@ -65,68 +65,6 @@ public enum GatewayAssembly {
                        logger: logger.labeled("gateway"), loop: loop)
     }
 
-    /// The demo: the real pipeline with a replayed receiver on a pty, a simulated strap and a simulated power
-    /// meter.
-    public static func demo(config: GatewayConfig, options: DemoOptions, version: String, logger: Logger) throws(SetupError) -> Gateway {
-        var builder = RideProfile.Builder()
-        do {
-            try TextFile.readChunks(options.ridePath) { chunk in
-                builder.add(chunk)
-                return true
-            }
-        } catch {
-            throw SetupError(description: "cannot read the demo ride: \(error). Pass one with --ride PATH")
-        }
-        let profile = builder.finish()
-        let pty: PseudoTerminal
-        do {
-            pty = try PseudoTerminal()
-        } catch {
-            throw SetupError(description: "cannot create a pseudo-terminal for the simulated GPS: \(error)")
-        }
-        let clock = SystemClock(rate: options.speed)
-        let demoLogger = logger.labeled("demo")
-        let replayer = NMEAReplayer(path: options.ridePath, speed: options.speed, startAt: options.startAt, logger: demoLogger)
-        demoLogger.info("simulated ride", [
-            ("demo.ride", options.ridePath), ("demo.minutes", String(Int(profile.duration / 60))),
-            ("demo.speed", String(options.speed)), ("gps.device", pty.devicePath),
-        ])
-        let store = StateStoreSink(directory: config.stateDirectory, logger: logger.labeled("state"))
-        let sources: [any EventSource] = [
-            RememberedPositionSource(store: store, clock: clock),
-            // A replay is dated as recorded or moved to now: no rollover floor for it.
-            GPSSource(devicePath: pty.devicePath, baud: .fixed(9600), clock: clock, logger: logger.labeled("gps"),
-                      stopWhenDeviceCloses: true, rolloverFloor: nil),
-            SimulatedSensor(name: "strap", sensor: .strap("demo-strap"), behaviour: .init(name: "Demo strap", services: [.heartRate], manufacturer: "ridegate", model: "simulated strap",
-                                                                                       serialNumber: "DEMO-STRAP-1"),
-                            profile: profile, speed: options.speed, clock: clock, logger: logger.labeled("strap"), signal: HeartRateSignal()),
-            SimulatedSensor(name: "power", sensor: SensorRef(kind: .power, id: "demo-power"),
-                            behaviour: .init(name: "Demo power meter", services: [.cyclingPower], manufacturer: "ridegate",
-                                             model: "simulated power meter", serialNumber: "1001"),
-                            profile: profile, speed: options.speed, clock: clock, logger: logger.labeled("sensor"), signal: PowerSignal()),
-        ]
-        var config = config
-        if config.led.mode == .off { config.led.mode = .console }
-        // The demo rides a simulated GPS and strap, whatever the file says.
-        config.gps.enabled = true
-        config.heartRate.enabled = true
-        // Power zones need an FTP: the simulated rider's, unless the file gives one.
-        if config.zones.ftp == nil { config.zones.ftp = Int(EffortModel().thresholdWatts) }
-        let readings = openSpool(config, logger: logger)
-        let health = HealthFields()
-        let loop = try eventLoop()
-        // Before the MQTT client starts (see `daemon`).
-        let core = makeCore(config, sequences: readings.sequences(), version: version, removeDiscoveryAtStop: true)
-        let outputs = try makeSinks(config: config, deviceID: deviceID(config), store: readings, health: health, loop: loop, logger: logger)
-        var sinks = rideLog(config, version: version, outputs: outputs, health: health, logger: logger) + outputs + [store]
-        if let progress = options.progress { sinks.append(DemoProgressSink(units: config.displayUnits, write: progress)) }
-        return Gateway(sources: sources, sinks: sinks, core: core, clock: clock,
-                       logger: logger.labeled("gateway"), stopWhenSourcesEnd: true, companions: [{
-                           await replayer.play(into: pty)
-                           pty.close()
-                       }], loop: loop)
-    }
-
     /// The gateway's one thread (`EventLoop`): the process's own (`ridegate` runs on one), or a new one.
     static func eventLoop() throws(SetupError) -> EventLoop {
         if let process = EventLoop.current { return process }
@@ -231,6 +169,7 @@ public enum GatewayAssembly {
         settings.gpsMinimumInterval = config.mqtt.maxGPSPerSecond > 0 ? 1 / config.mqtt.maxGPSPerSecond : 0
         settings.powerZones = config.zones.powerZones
         settings.autoLapMeters = config.ride.autoLapKilometers.map { $0 * 1000 }
+        settings.gpsEnabled = config.gps.enabled
         settings.powerZoneMarginWatts = config.zones.powerMarginWatts
         settings.ledZones = config.led.zones
         settings.clockSamples = config.gps.enabled && config.gps.chronySocket != nil

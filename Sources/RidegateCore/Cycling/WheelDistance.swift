@@ -13,23 +13,35 @@ struct WheelDistance: Sendable {
     private(set) var calibration = WheelCalibration()
     private var lastFix: (latitude: Double, longitude: Double, at: Double)?
     private var window = (metres: 0.0, revolutions: 0.0, since: 0.0, good: false)
+    /// Revolutions since the last fix, not yet counted: once the fix is `fallbackAfter` old they count too, so
+    /// the first seconds of a tunnel are not lost.
+    private var sinceFix = 0.0
 
     init(fallbackAfter: Double) {
         self.fallbackAfter = fallbackAfter
     }
 
-    /// Counts a wheel's new revolutions; true when they are the ride's distance (no recent position fix).
-    mutating func count(sensor id: String, revolutions: Double, at now: Double) -> Bool {
+    /// Counts a wheel's new revolutions: the revolutions (and the seconds they took, when they include what was
+    /// held back since the last fix) that are the ride's distance now — none while a recent fix measures it.
+    mutating func count(sensor id: String, revolutions: Double, seconds: Double, at now: Double) -> (revolutions: Double, seconds: Double) {
         if sensor == nil { sensor = id }
-        guard sensor == id else { return false }
+        guard sensor == id else { return (0, 0) }
         window.revolutions += revolutions
-        guard let fix = lastFix else { return true }
-        return now - fix.at > fallbackAfter
+        guard let fix = lastFix else { return (revolutions, seconds) }
+        guard now - fix.at > fallbackAfter else {
+            sinceFix += revolutions
+            return (0, 0)
+        }
+        defer { sinceFix = 0 }
+        return sinceFix > 0 ? (revolutions + sinceFix, now - fix.at) : (revolutions, seconds)
     }
 
     mutating func add(_ fix: GPSFix, at now: Double) {
         guard fix.hasPosition, let latitude = fix.latitude, let longitude = fix.longitude else { return }
-        defer { lastFix = (latitude, longitude, now) }
+        defer {
+            lastFix = (latitude, longitude, now)
+            sinceFix = 0
+        }
         let good = (fix.hdop ?? .infinity) < WheelCalibration.maximumHDOP && (fix.speedMetersPerSecond ?? 0) >= WheelCalibration.minimumSpeed
         guard let last = lastFix, now - last.at <= fallbackAfter, sensor != nil else {
             window = (0, 0, now, good)

@@ -28,6 +28,8 @@ public struct GatewayCore: Sendable {
         /// The MQTT QoS readings go out with (`mqtt.qos`): 1 (the default) and 2 are spooled until the broker
         /// has them; 0 is sent once, unspooled. Retained state goes out at QoS 1 whatever this says.
         public var readingQoS = 1
+        /// Whether a GPS is configured (without one, the sensors' points stand on the system clock).
+        public var gpsEnabled = true
         /// A lap every this many metres (`ride.auto_lap_km`), or none.
         public var autoLapMeters: Double?
         /// Seconds of GPS time between `position` messages (the device tracker's; its every change is a
@@ -130,7 +132,7 @@ public struct GatewayCore: Sendable {
             var shownZone: Int?
             if measurement.sensorContact != .notDetected, measurement.beatsPerMinute > 0 {
                 recorder.heartRate(measurement.beatsPerMinute, at: at.monotonicSeconds)
-                effects += sensorPoints(ts: ts, now: at.monotonicSeconds)
+                effects += sensorPoints(ts: ts, received: at)
                 heartRateTotals.add(measurement.beatsPerMinute)
                 heartRateZoneTime.add(value: measurement.beatsPerMinute, at: ts.secondsSince1970)
                 shownZone = zone.update(value: measurement.beatsPerMinute, at: ts)
@@ -157,7 +159,7 @@ public struct GatewayCore: Sendable {
             // The zone follows the 3 s average: single readings swing by a hundred watts with every pedal stroke.
             var shownZone: Int?
             if powerZone != nil { shownZone = powerZone?.update(value: Int((averages.0 ?? Double(m.powerWatts)).rounded()), at: ts) }
-            effects += cycling(sensor, step, ts: ts, now: now)
+            effects += cycling(sensor, step, ts: ts, received: at)
             let topic = Topic.sensor(sensor, .power).name
             let seq = nextSequence(topic)
             let payload = Payloads.power(m, averages: averages, zone: shownZone, cadence: step.cadence, wheelSpeed: step.speed, ts: ts,
@@ -169,7 +171,7 @@ public struct GatewayCore: Sendable {
             var state = cyclingSensors[sensor.id] ?? CyclingSensorState()
             let step = state.update(wheel: m.wheel, crank: m.crank, at: at.monotonicSeconds, circumferenceMillimetres: sensor.wheelMillimetres)
             cyclingSensors[sensor.id] = state
-            effects += cycling(sensor, step, ts: ts, now: at.monotonicSeconds)
+            effects += cycling(sensor, step, ts: ts, received: at)
             let topic = Topic.sensor(sensor, .speedCadence).name
             let seq = nextSequence(topic)
             let payload = Payloads.speedCadence(cadence: step.cadence, wheelSpeed: step.speed, ts: ts, seq: seq, clockTrusted: time.isTrusted)
@@ -201,6 +203,10 @@ public struct GatewayCore: Sendable {
 
         case .gpsFix(let fix, let at):
             time.anchor(to: fix, receivedAt: at)
+            if time.isTrusted, recorder.hasHeldPoints {
+                let reference = time
+                effects += recorder.release { reference.utc(for: $0) }.map { .record($0) }
+            }
             if settings.clockSamples, let sample = clockSample(fix, at: at) { effects.append(.clockSample(sample)) }
             let ts = fix.time ?? time.utc(for: at)
             ride.add(fix)
@@ -287,7 +293,9 @@ public struct GatewayCore: Sendable {
     /// `health`, and, where asked (the demo), the discovery configs removed.
     public mutating func shutdownEffects(at receive: ReceiveTime) -> [Effect] {
         let ts = time.utc(for: receive)
-        var effects: [Effect] = [.publish(rideSummary(ts: ts, final: true))]
+        // Points still waiting for a GPS fix that never came go to the ride log with the system clock's dates.
+        var effects: [Effect] = recorder.release { $0.system }.map { .record($0) }
+        effects.append(.publish(rideSummary(ts: ts, final: true)))
         if gpsState != nil { effects += gpsStateEffects(.stopped, ts: ts) }
         for sensor in sensorStates.keys.sorted(by: { $0.topic < $1.topic }) {
             effects += sensorStateEffects(sensor, .stopped, reason: nil, ts: ts)
@@ -367,23 +375,30 @@ public struct GatewayCore: Sendable {
 
     /// A cycling sensor's step: its cadence and wheel speed for the ride log, its wheel's distance, and a point
     /// from the sensors while there is no position fix.
-    private mutating func cycling(_ sensor: SensorRef, _ step: CyclingSensorState.Step, ts: Timestamp, now: Double) -> [Effect] {
+    private mutating func cycling(_ sensor: SensorRef, _ step: CyclingSensorState.Step, ts: Timestamp, received: ReceiveTime) -> [Effect] {
+        let now = received.monotonicSeconds
         if let cadence = step.cadence { recorder.cadence(cadence, at: now) }
         if let speed = step.speed { recorder.wheelSpeed(speed, at: now) }
         countWheel(sensor, step, at: now)
-        return sensorPoints(ts: ts, now: now)
+        return sensorPoints(ts: ts, received: received)
     }
 
-    /// Points from the sensors (once a second) while there is no position fix: an indoor trainer, a tunnel.
-    private mutating func sensorPoints(ts: Timestamp, now: Double) -> [Effect] {
-        recorder.sensors(time: ts, distance: ride.summary.distanceMeters, now: now).map { .record($0) }
+    /// Points from the sensors (once a second) while the receiver has no position: a tunnel, or indoors. They
+    /// need a time to stand on: GPS time (the clock trusted), or, with the GPS off, the system clock; with a GPS
+    /// but no fix yet (a Pi may think it is 1970) they wait for the first fix to date them.
+    private mutating func sensorPoints(ts: Timestamp, received: ReceiveTime) -> [Effect] {
+        guard gpsState != .ok else { return [] }
+        let hold = !time.isTrusted && settings.gpsEnabled
+        return recorder.sensors(time: ts, distance: ride.summary.distanceMeters, received: received, hold: hold).map { .record($0) }
     }
 
     /// A wheel's revolutions: the ride's distance while there is no position fix, and the wheel's
     /// calibration against GPS while there is. One wheel counts: the first sensor that reported one.
     private mutating func countWheel(_ sensor: SensorRef, _ step: CyclingSensorState.Step, at now: Double) {
-        guard step.wheelRevolutions > 0, wheel.count(sensor: sensor.id, revolutions: step.wheelRevolutions, at: now) else { return }
-        ride.addWheel(metres: step.wheelRevolutions * sensor.wheelMillimetres / 1000, seconds: step.wheelSeconds)
+        guard step.wheelRevolutions > 0 else { return }
+        let counted = wheel.count(sensor: sensor.id, revolutions: step.wheelRevolutions, seconds: step.wheelSeconds, at: now)
+        guard counted.revolutions > 0 else { return }
+        ride.addWheel(metres: counted.revolutions * sensor.wheelMillimetres / 1000, seconds: counted.seconds)
     }
 
     private mutating func gpsStateEffects(_ state: GPSDeviceState, ts: Timestamp) -> [Effect] {

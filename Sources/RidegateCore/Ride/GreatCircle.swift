@@ -15,3 +15,14 @@ public enum GreatCircle {
         return 2 * earthRadiusMeters * asin(min(1, a.squareRoot()))
     }
 }
+
+extension GreatCircle {
+    /// The initial bearing from the first point to the second, degrees true (0-360).
+    public static func bearingDegrees(lat1: Double, lon1: Double, lat2: Double, lon2: Double) -> Double {
+        let φ1 = lat1 * .pi / 180, φ2 = lat2 * .pi / 180, Δλ = (lon2 - lon1) * .pi / 180
+        let y = sin(Δλ) * cos(φ2)
+        let x = cos(φ1) * sin(φ2) - sin(φ1) * cos(φ2) * cos(Δλ)
+        let degrees = atan2(y, x) * 180 / .pi
+        return degrees < 0 ? degrees + 360 : degrees
+    }
+}

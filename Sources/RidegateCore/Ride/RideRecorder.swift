@@ -1,8 +1,11 @@
 /// What the ride log keeps of the ride as it happens (pure: every time comes with its call): a point for every
 /// fix with a position, and once a second from the sensors while there is none (an indoor trainer, a tunnel),
 /// each with the freshest sensor values and the moving flag by `MotionRule`; a lap every `autoLapMeters`; the
-/// sensors that ride along.
+/// sensors that ride along. Sensor points made before the clock can be trusted (no GPS fix yet, a rider already
+/// pedalling) are held back and dated once it can, from when they were received.
 public struct RideRecorder: Sendable {
+    /// At most an hour of held-back points (once a second); older ones go first.
+    public static let maximumHeld = 3600
     /// A sensor value older than this (monotonic seconds) is not put on a point.
     public static let freshFor = 5.0
 
@@ -19,6 +22,7 @@ public struct RideRecorder: Sendable {
     private var lapStartDistance = 0.0
     /// Laps marked in this run, for the announcement's count.
     public private(set) var laps = 0
+    private var held: [(received: ReceiveTime, point: RidePoint)] = []
 
     public init(motion: MotionRule = MotionRule(), autoLapMeters: Double? = nil, sensorPointsAfter: Double = 3) {
         self.motion = motion
@@ -49,14 +53,36 @@ public struct RideRecorder: Sendable {
 
     /// A sensor reading came: with no position fix for `sensorPointsAfter`, a point from the sensors, at most once a
     /// second, moving by the wheel's speed where there is a wheel, else by the pedals.
-    public mutating func sensors(time: Timestamp, distance: Double, now: Double) -> [RideLogEntry] {
+    /// With `hold`, the point waits for a trusted clock (`release`).
+    public mutating func sensors(time: Timestamp, distance: Double, received: ReceiveTime, hold: Bool = false) -> [RideLogEntry] {
+        let now = received.monotonicSeconds
         if let fix = lastPositionFix, now - fix <= sensorPointsAfter { return [] }
         if let last = lastSensorPoint, time.secondsSince1970.rounded(.down) <= last.secondsSince1970.rounded(.down), time >= last { return [] }
         lastSensorPoint = time
         let speed = fresh(wheelSpeed, now), rpm = fresh(cadence, now), watts = fresh(power, now)
         let point = RidePoint(time: time, speed: speed, distance: distance, moving: motion.isMoving(speed: speed, cadence: rpm, power: watts),
                               heartRate: fresh(heartRate, now), cadence: rpm, power: watts)
+        guard !hold else {
+            held.append((received, point))
+            if held.count > Self.maximumHeld { held.removeFirst(held.count - Self.maximumHeld) }
+            return []
+        }
         return [.point(point)] + autoLap(distance: distance, time: time)
+    }
+
+    public var hasHeldPoints: Bool { !held.isEmpty }
+
+    /// The held-back points, dated now that the clock can be (`date`: a receive time's UTC).
+    public mutating func release(dating date: (ReceiveTime) -> Timestamp) -> [RideLogEntry] {
+        defer { held.removeAll() }
+        var last: Timestamp?
+        return held.compactMap { entry in
+            var point = entry.point
+            point.time = date(entry.received)
+            guard last.map({ point.time.secondsSince1970.rounded(.down) > $0.secondsSince1970.rounded(.down) }) ?? true else { return nil }
+            last = point.time
+            return .point(point)
+        }
     }
 
     private mutating func autoLap(distance: Double, time: Timestamp) -> [RideLogEntry] {

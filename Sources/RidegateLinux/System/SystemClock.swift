@@ -7,10 +7,15 @@ public struct SystemClock: Sendable {
     /// Seconds of monotonic time per real second: 1 for the daemon, N for a demo replayed N times faster.
     public let rate: Double
     private let origin: Double
+    /// The wall clock at `origin`, for a replay whose wall clock runs at `rate` too (nil: the real wall clock).
+    private let wallOrigin: Timestamp?
 
-    public init(rate: Double = 1) {
+    /// - Parameter wallStart: a replay's wall clock starts here and runs at `rate` (the demo riding a recording
+    ///   N times faster, dated as recorded); nil, the system's own.
+    public init(rate: Double = 1, wallStart: Timestamp? = nil) {
         self.rate = rate
         origin = SystemClock.monotonicSeconds()
+        wallOrigin = wallStart ?? (rate == 1 ? nil : SystemClock.wallClock())
     }
 
     /// clock_gettime(2) CLOCK_MONOTONIC.
@@ -39,6 +44,7 @@ public struct SystemClock: Sendable {
 
     public func now() -> ReceiveTime {
         let mono = SystemClock.monotonicSeconds()
-        return ReceiveTime(monotonicSeconds: origin + (mono - origin) * rate, system: SystemClock.wallClock())
+        let elapsed = (mono - origin) * rate
+        return ReceiveTime(monotonicSeconds: origin + elapsed, system: wallOrigin.map { $0 + elapsed } ?? SystemClock.wallClock())
     }
 }

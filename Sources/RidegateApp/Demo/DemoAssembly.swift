@@ -1,0 +1,115 @@
+import RidegateCore
+import RidegateLinux
+
+extension GatewayAssembly {
+    /// The demo: the real pipeline with a replayed receiver on a pty and simulated sensors on socketpairs. The
+    /// ride is an NMEA capture (the bundled one: a strap and a power meter follow its effort) or a head unit's
+    /// FIT activity (its positions through the receiver, and a strap, a power meter and a speed/cadence sensor
+    /// sending what it recorded, as far as it recorded them).
+    public static func demo(config: GatewayConfig, options: DemoOptions, version: String, logger: Logger) throws(SetupError) -> Gateway {
+        let demoLogger = logger.labeled("demo")
+        // A recording's second 0, for its receiver and its sensors alike: a second from now, once the links are up.
+        let origin = SystemClock.monotonicSeconds() + 1
+        let ride = try demoRide(options, origin: origin, logger: demoLogger)
+        let pty: PseudoTerminal
+        do {
+            pty = try PseudoTerminal()
+        } catch {
+            throw SetupError(description: "cannot create a pseudo-terminal for the simulated GPS: \(error)")
+        }
+        // The wall clock runs with the ride: from when it starts (a recording dated as recorded starts then).
+        let clock = SystemClock(rate: options.speed, wallStart: options.startAt ?? ride.recordedStart)
+        demoLogger.info("simulated ride", [
+            ("demo.ride", options.ridePath), ("demo.minutes", String(Int(ride.profile.duration / 60))),
+            ("demo.speed", String(options.speed)), ("gps.device", pty.devicePath),
+        ])
+        let store = StateStoreSink(directory: config.stateDirectory, logger: logger.labeled("state"))
+        var sources: [any EventSource] = [RememberedPositionSource(store: store, clock: clock)]
+        if ride.positions {
+            // A replay is dated as recorded or moved to now: no rollover floor for it.
+            sources.append(GPSSource(devicePath: pty.devicePath, baud: .fixed(9600), clock: clock, logger: logger.labeled("gps"),
+                                     stopWhenDeviceCloses: true, rolloverFloor: nil))
+        }
+        let profile = ride.profile
+        func sensor<S: SimulatedSignal>(_ name: String, _ ref: SensorRef, _ behaviour: SimulatedSensorPeripheral.Behaviour, _ signal: S) {
+            sources.append(SimulatedSensor(name: name, sensor: ref, behaviour: behaviour, profile: profile, speed: options.speed,
+                                           origin: ride.recorded ? origin : nil, clock: clock,
+                                           logger: logger.labeled(ref.kind == .heartRate ? "strap" : "sensor"), signal: signal))
+        }
+        if ride.strap {
+            sensor("strap", .strap("demo-strap"), .init(name: "Demo strap", services: [.heartRate], manufacturer: "ridegate", model: "simulated strap",
+                                                      serialNumber: "DEMO-STRAP-1"), HeartRateSignal())
+        }
+        if ride.powerMeter {
+            sensor("power", SensorRef(kind: .power, id: "demo-power"), .init(name: "Demo power meter", services: [.cyclingPower], manufacturer: "ridegate",
+                                                                             model: "simulated power meter", serialNumber: "1001"),
+                   PowerSignal(sendsWheel: !ride.recorded))
+        }
+        if ride.speedSensor {
+            sensor("speed", SensorRef(kind: .speedCadence, id: "demo-speed"), .init(name: "Demo speed sensor", services: [.cyclingSpeedCadence],
+                                                                                    manufacturer: "ridegate", model: "simulated speed sensor",
+                                                                                    serialNumber: "1002"), SpeedCadenceSignal())
+        }
+        var config = config
+        if config.led.mode == .off { config.led.mode = .console }
+        // The demo rides its simulated GPS (unless its recording had none, as on an indoor trainer) and strap,
+        // whatever the file says.
+        config.gps.enabled = ride.positions
+        config.heartRate.enabled = true
+        // Power zones need an FTP: the recording's, else the simulated rider's, unless the config gives one.
+        if config.zones.ftp == nil { config.zones.ftp = ride.thresholdPower ?? Int(EffortModel().thresholdWatts) }
+        let readings = openSpool(config, logger: logger)
+        let health = HealthFields()
+        let loop = try eventLoop()
+        // Before the MQTT client starts (see `daemon`).
+        let core = makeCore(config, sequences: readings.sequences(), version: version, removeDiscoveryAtStop: true)
+        let outputs = try makeSinks(config: config, deviceID: deviceID(config), store: readings, health: health, loop: loop, logger: logger)
+        var sinks = rideLog(config, version: version, outputs: outputs, health: health, logger: logger) + outputs + [store]
+        if let progress = options.progress { sinks.append(DemoProgressSink(units: config.displayUnits, write: progress)) }
+        let play = ride.play
+        return Gateway(sources: sources, sinks: sinks, core: core, clock: clock,
+                       logger: logger.labeled("gateway"), stopWhenSourcesEnd: true, companions: [{
+                           await play(pty)
+                           pty.close()
+                       }], loop: loop)
+    }
+
+    /// The demo's ride: what the receiver plays, the profile the sensors follow, which sensors ride along.
+    struct DemoRide {
+        var profile: RideProfile
+        var strap = true
+        var powerMeter = true
+        var speedSensor = false
+        var positions = true
+        var thresholdPower: Int?
+        var recordedStart: Timestamp?
+        var recorded: Bool { recordedStart != nil }
+        var play: @Sendable (PseudoTerminal) async -> Void
+    }
+
+    static func demoRide(_ options: DemoOptions, origin: Double, logger: Logger) throws(SetupError) -> DemoRide {
+        if RecordedRide.isFIT(options.ridePath) {
+            let recorded: RecordedRide
+            do {
+                recorded = try RecordedRide(path: options.ridePath)
+            } catch {
+                throw SetupError(description: error.description)
+            }
+            let replayer = RecordedRideReplayer(ride: recorded, speed: options.speed, startAt: options.startAt, origin: origin, logger: logger)
+            return DemoRide(profile: recorded.profile, strap: recorded.hasHeartRate, powerMeter: recorded.hasPower,
+                            speedSensor: recorded.hasSpeedSensor, positions: recorded.hasPositions, thresholdPower: recorded.thresholdPower, recordedStart: recorded.start,
+                            play: { await replayer.play(into: $0) })
+        }
+        var builder = RideProfile.Builder()
+        do {
+            try TextFile.readChunks(options.ridePath) { chunk in
+                builder.add(chunk)
+                return true
+            }
+        } catch {
+            throw SetupError(description: "cannot read the demo ride: \(error). Pass one with --ride PATH")
+        }
+        let replayer = NMEAReplayer(path: options.ridePath, speed: options.speed, startAt: options.startAt, logger: logger)
+        return DemoRide(profile: builder.finish(), play: { await replayer.play(into: $0) })
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import RidegateCore
+import RidegateTestSupport
+import Testing
+
+/// Real rides recorded by head units (the reference corpus), replayed through the whole gateway with `ridegate
+/// demo --ride FILE.fit` — positions as NMEA through the pty and the real parser, heart rate, power and speed
+/// through simulated sensors and the real ATT client — and the ride ridegate recorded compared with the head
+/// unit's own totals in the file.
+@Suite(.referenceCorpus) struct RecordedRideReplayTests {
+    static let rides = Fixtures.names(in: "rides", ext: "fit")
+
+    /// What ridegate recorded: `rides list --json`'s one ride.
+    static func replay(_ ride: String) async throws -> [String: Any] {
+        // About 30 s each, however long the ride, and no faster than 200x: a 3 s window of the ride is then 15 ms.
+        let file = try FITActivityFile(Fixtures.bytes("rides/\(ride).fit"))
+        let seconds = (file.records.last?.time).map { $0 - (file.records.first?.time ?? $0) } ?? 0
+        let speed = Int(max(10, min(200, seconds / 30)))
+        let broker = try MosquittoBroker()
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("rg-replay-\(UUID().uuidString)").path
+        let demo = try ChildProcess(RidegateAppTestsPaths.executable,
+                                    ["demo", "--ride", Fixtures.path("rides/\(ride).fit"), "--speed", String(speed), "--broker", "127.0.0.1:\(broker.port)",
+                                     "--state-directory", state, "--device-id", "replay"], captureOutput: true)
+        // The demo ends with its ride.
+        let status = await demo.waitForExit(timeout: TestTime.seconds(240)).flatMap(ChildProcess.exitCode)
+        let said = await demo.waitForAllOutput(timeout: 5)
+        #expect(status == 0, "\(ride): \(said.suffix(5))")
+        let list = try ChildProcess(RidegateAppTestsPaths.executable, ["rides", "list", "--json", "--state-directory", state], captureOutput: true)
+        #expect(await list.waitForExit(timeout: TestTime.seconds(30)).flatMap(ChildProcess.exitCode) == 0)
+        let rides = try JSONSerialization.jsonObject(with: Data((await list.waitForAllOutput(timeout: 5)).joined().utf8)) as? [[String: Any]] ?? []
+        #expect(rides.count == 1, "\(ride): \(rides.count) rides recorded, one expected")
+        return rides.first ?? [:]
+    }
+
+    static func number(_ value: Any?) -> Double? { (value as? NSNumber)?.doubleValue }
+
+    /// Mean of the file's own 1 s records (what a head unit's totals are computed from).
+    static func recordsMean(_ file: FITActivityFile, _ value: (FITActivityFile.Record) -> Int?) -> Double? {
+        let values = file.records.compactMap(value)
+        return values.isEmpty ? nil : Double(values.reduce(0, +)) / Double(values.count)
+    }
+
+    @Test("Each ride's totals agree with its head unit's: distance, moving time against timer time, heart rate, power", arguments: rides)
+    func agreesWithHeadUnit(ride: String) async throws {
+        let file = try FITActivityFile(Fixtures.bytes("rides/\(ride).fit"))
+        let head = try #require(file.sessions.first)
+        let ours = try await Self.replay(ride)
+        let distance = try #require(Self.number(ours["distance_m"])), moving = try #require(Self.number(ours["moving_time_s"]))
+        let timer = try #require(head.timerSeconds)
+        // Every ride: distance within 1 % (20 m on a short one; 0 where the head unit measured none), moving time
+        // within 3 % (5 s) of the head unit's timer time (head units pause on speed; ridegate also leaves out
+        // coasting on a trainer), heart rate within 2 bpm on average (the records are a sample of the strap's
+        // readings: "smart recording" keeps one every few seconds) and 1 at its peak.
+        let headDistance = head.distanceMeters ?? 0
+        #expect(headDistance < 1 ? distance < 1 : abs(distance - headDistance) <= max(0.01 * headDistance, 20),
+                "\(ride): \(distance) m, head unit \(headDistance)")
+        #expect(abs(moving - timer) <= max(0.03 * timer, 5), "\(ride): moving \(moving) s, head unit's timer \(timer) s")
+        if let hr = head.averageHeartRate, let max = head.maximumHeartRate {
+            #expect(abs((Self.number(ours["avg_hr_bpm"]) ?? 0) - Double(hr)) <= 2 && abs((Self.number(ours["max_hr_bpm"]) ?? 0) - Double(max)) <= 1,
+                    "\(ride): heart rate \(String(describing: ours["avg_hr_bpm"]))/\(String(describing: ours["max_hr_bpm"])), head unit \(hr)/\(max)")
+        }
+        // Power against the file's own records (head units differ among themselves by a few percent on top).
+        if let records = Self.recordsMean(file, \.power) {
+            let power = try #require(Self.number(ours["avg_power_w"]))
+            #expect(abs(power - records) / records < 0.01, "\(ride): \(power) W, the records' mean \(records) W")
+        }
+        print("replay: \(ride) | head unit: \(headDistance) m, timer \(timer) s, \(head.averagePower.map { "\($0) W" } ?? "-"), NP \(head.normalizedPower.map(String.init) ?? "-"), \(head.averageHeartRate.map(String.init) ?? "-")/\(head.maximumHeartRate.map(String.init) ?? "-") bpm, +\(head.ascentMeters.map(String.init) ?? "-") m | ridegate: \(distance) m, moving \(moving) s, \(ours["avg_power_w"] ?? "-") W, NP \(ours["normalized_power_w"] ?? "-"), \(ours["avg_hr_bpm"] ?? "-")/\(ours["max_hr_bpm"] ?? "-") bpm, +\(ours["elevation_gain_m"] ?? "-") m")
+    }
+
+    @Test("A head unit that ran without auto-pause, 1 s records with power: every total within the tolerances a rider would accept")
+    func withoutAutoPause() async throws {
+        // Rides whose timer is their elapsed time (no auto-pause) and whose records are one a second, with power.
+        var checked = 0
+        for ride in Self.rides {
+            let file = try FITActivityFile(Fixtures.bytes("rides/\(ride).fit"))
+            guard let head = file.sessions.first, let timer = head.timerSeconds, let elapsed = head.elapsedSeconds, abs(timer - elapsed) < 1,
+                  file.records.count >= Int(elapsed * 0.98), let headPower = head.averagePower, let np = head.normalizedPower,
+                  let work = head.workJoules, let ascent = head.ascentMeters, let distance = head.distanceMeters, distance > 1000 else { continue }
+            checked += 1
+            let ours = try await Self.replay(ride)
+            func near(_ key: String, _ expected: Double, _ tolerance: Double) {
+                let value = Self.number(ours[key]) ?? .nan
+                #expect(abs(value - expected) / expected <= tolerance, "\(ride) \(key): \(value), head unit \(expected)")
+            }
+            near("distance_m", distance, 0.01)
+            // It stood still for a minute, which its timer holds and moving time does not.
+            near("moving_time_s", timer, 0.02)
+            near("avg_power_w", Double(headPower), 0.01)
+            near("normalized_power_w", Double(np), 0.01)
+            near("work_kj", Double(work) / 1000, 0.01)
+            near("elevation_gain_m", Double(ascent), 0.15)
+        }
+        #expect(checked >= 1, "no ride without auto-pause in the corpus")
+    }
+}
