@@ -1,0 +1,109 @@
+import Foundation
+import RidegateCore
+import RidegateTestSupport
+import Testing
+
+/// Power zones on a real power stream (every ride in the reference corpus with power and an FTP): time in each
+/// zone as training software counts it from the 1 s powers, and a shown zone that follows every sustained change.
+@Suite(.referenceCorpus) struct RealPowerZoneTests {
+    struct Stream: Sendable, CustomTestStringConvertible {
+        var name: String
+        var ftp: Int
+        /// Every record's offset and power (nil where the record has none).
+        var records: [(offset: Double, watts: Int?)]
+        var testDescription: String { name }
+        var powers: [(offset: Double, watts: Int)] { records.compactMap { r in r.watts.map { (r.offset, $0) } } }
+    }
+
+    static let streams: [Stream] = Fixtures.names(in: "rides", ext: "fit").compactMap { name in
+        guard let file = try? FITActivityFile(Fixtures.bytes("rides/\(name).fit")), let ftp = file.sessions.first?.thresholdPower,
+              let start = file.records.first?.time else { return nil }
+        let records = file.records.map { ($0.time - start, $0.power) }
+        return records.filter { $0.1 != nil }.count > 600 ? Stream(name: name, ftp: ftp, records: records) : nil
+    }
+
+    static let meter = SensorRef(kind: .power, id: "pm")
+
+    /// The power stream through the core as a power meter's readings, one a second, with the file's FTP.
+    static func ride(_ stream: Stream) -> (core: GatewayCore, shown: [(offset: Double, average: Double?, zone: Int?)]) {
+        var settings = GatewayCore.Settings(zones: .percentOfMax(190, percentages: [50, 60, 70, 80, 90]), zoneDwellSeconds: 3)
+        settings.powerZones = .power(ftp: stream.ftp)
+        settings.rideSummaryInterval = 1e9
+        var core = GatewayCore(settings: settings)
+        var shown: [(Double, Double?, Int?)] = []
+        for (offset, watts) in stream.powers {
+            let at = ReceiveTime(monotonicSeconds: 1000 + offset, system: Timestamp(secondsSince1970: 1_782_057_600 + offset))
+            for effect in core.handle(.cyclingPower(meter, CyclingPowerMeasurement(powerWatts: watts), at: at)) {
+                guard case .publish(let p) = effect, p.topic == "sensor/pm/power", let json = try? JSONValue(parsing: p.payload) else { continue }
+                shown.append((offset, json["power_3s_w"]?.double, json["zone"]?.int))
+            }
+        }
+        return (core, shown)
+    }
+
+    @Test("Time in each power zone: what the 1 s powers give, to the second (the ride's files); live, to the second but for pauses", arguments: streams)
+    func timeInZone(stream: Stream) throws {
+        let zones = ZoneBoundaries.power(ftp: stream.ftp)
+        // The seconds each power record stands for, in the zone of its power: one each where the head unit recorded
+        // once a second (the count of its 1 s powers), the seconds since the record before where it skipped some.
+        var counts = Array(repeating: 0.0, count: zones.count + 1)
+        var previous: Double?
+        for (offset, watts) in stream.records {
+            defer { previous = offset }
+            guard let watts else { continue }
+            let gap = previous.map { offset - $0 } ?? 1
+            counts[zones.zone(for: watts)] += gap <= RideStatistics.maximumGap ? gap : 1
+        }
+        let oneASecond = zip(stream.records, stream.records.dropFirst()).allSatisfy { $1.offset - $0.offset == 1 }
+        if oneASecond {
+            var plain = Array(repeating: 0.0, count: zones.count + 1)
+            for (_, watts) in stream.powers { plain[zones.zone(for: watts)] += 1 }
+            #expect(plain == counts)
+        }
+        Fixtures.report("power streams", cases: Self.streams.count)
+        // The ride's files: each 1 s record in the zone of its power, exactly.
+        let points = stream.records.map { RidePoint(time: Timestamp(secondsSince1970: 1_782_057_600 + $0.offset), moving: true, power: $0.watts) }
+        let statistics = try #require(RideStatistics.of(points, context: .init(powerZones: zones)))
+        #expect(statistics.powerZoneSeconds == counts, "\(stream.name): \(statistics.powerZoneSeconds ?? []) vs \(counts)")
+        // Live on MQTT: the time from each reading to the next (the last has had none yet), a pause in the readings
+        // counting at most ZoneTime.maximumGap.
+        let (core, _) = Self.ride(stream)
+        let live = try #require(core.powerZoneTime?.seconds)
+        let difference = zip(live, counts).map { abs($0 - $1) }.reduce(0, +)
+        let pauses = zip(stream.powers, stream.powers.dropFirst()).filter { $1.offset - $0.offset > 1 }.count
+        #expect(difference <= 1 + Double(pauses) * ZoneTime.maximumGap, "\(stream.name): live \(live), records \(counts), \(pauses) pauses")
+    }
+
+    @Test("The shown zone follows every sustained change of the 3 s power within the dwell and a second", arguments: streams)
+    func followsSustainedChanges(stream: Stream) throws {
+        let zones = ZoneBoundaries.power(ftp: stream.ftp)
+        let margin = 10, dwell = 3.0
+        let (_, shown) = Self.ride(stream)
+        /// The zone a 3 s average is in clear of every boundary by the margin, or nil when it is near one.
+        func clear(_ watts: Double) -> Int? {
+            let value = Int(watts.rounded())
+            let z = zones.zone(for: value)
+            let low = z == 0 ? Int.min : zones.lowerBounds[z - 1] + margin
+            let high = z < zones.count ? zones.lowerBounds[z] - margin : Int.max
+            return value >= low && value < high ? z : nil
+        }
+        var sustained = 0
+        var missed: [String] = []
+        var index = 0
+        while index < shown.count {
+            // A stretch of dwell + 1 s or more in which every 3 s average is clearly in the same zone.
+            guard let average = shown[index].average, let z = clear(average) else { index += 1; continue }
+            var end = index
+            while end + 1 < shown.count, let next = shown[end + 1].average, clear(next) == z { end += 1 }
+            let start = shown[index].offset
+            if shown[end].offset - start >= dwell + 1 {
+                sustained += 1
+                let by = shown.last { $0.offset <= start + dwell + 1 }
+                if by?.zone != z { missed.append("at \(Int(start)) s: zone \(z) for \(Int(shown[end].offset - start)) s, shown \(by?.zone ?? -1) after dwell + 1 s") }
+            }
+            index = end + 1
+        }
+        #expect(sustained > 20, "\(stream.name): only \(sustained) sustained stretches to judge")
+        #expect(missed.isEmpty, "\(stream.name): \(missed.count) of \(sustained) sustained changes not followed: \(missed.prefix(5))")
+    }
+}
