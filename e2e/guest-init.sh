@@ -30,11 +30,15 @@ mosquitto -d -c /e2e/mosquitto.conf
 for _ in $(seq 50); do mosquitto_sub -h 127.0.0.1 -t x -C 1 -W 1 >/dev/null 2>&1; [ $? -ne 5 ] && break; sleep 0.1; done
 mosquitto_sub -h 127.0.0.1 -v -t 'ridegate/#' > /tmp/mqtt.log 2>&1 &
 
-# GPIO: a simulated chip, line 3 named led0
+# GPIO: a simulated chip, line 3 named led0 (the LED), line 5 named lap0 (the lap button, to ground: pulled up)
 modprobe gpio-sim || fail "gpio-sim module"
 C=/sys/kernel/config/gpio-sim/e2e
-mkdir $C $C/bank0 && echo 8 > $C/bank0/num_lines && mkdir $C/bank0/line3 && echo led0 > $C/bank0/line3/name && echo 1 > $C/live
-LED=/sys/devices/platform/$(cat $C/dev_name)/$(cat $C/bank0/chip_name)/sim_gpio3/value
+mkdir $C $C/bank0 && echo 8 > $C/bank0/num_lines && mkdir $C/bank0/line3 && echo led0 > $C/bank0/line3/name \
+    && mkdir $C/bank0/line5 && echo lap0 > $C/bank0/line5/name && echo 1 > $C/live
+SIM=/sys/devices/platform/$(cat $C/dev_name)/$(cat $C/bank0/chip_name)
+LED=$SIM/sim_gpio3/value
+BUTTON=$SIM/sim_gpio5/pull
+echo pull-up > $BUTTON
 chgrp -R gpio /dev/gpiochip* 2>/dev/null
 
 # Bluetooth: the sensors behind /dev/vhci, then bluetoothd (as on a Pi)
@@ -106,6 +110,10 @@ else fail "LED timeline: held $held, 320 W seen $zone6_seen, zone 3 bursts $burs
 # 5. GPS fixes and speed
 # (the ride starts with the bike standing; under a loaded host the VM is slower, so wait for it to move)
 if wait_for 60 '"speed_mps":[1-9]' /tmp/mqtt.log && grep -q '"mode":"3d"' /tmp/mqtt.log; then pass "GPS fixes with speed on MQTT"; else fail "no GPS fixes with speed"; fi
+# 5b. the lap button (gpio-sim's line pulled down for 0.3 s, as a button to ground does): a lap, announced
+echo pull-down > $BUTTON; sleep 0.3; echo pull-up > $BUTTON
+if wait_for 15 '^ridegate/e2e/lap .*"trigger":"manual"' /tmp/mqtt.log; then pass "lap button pressed: a lap on MQTT ($(grep '^ridegate/e2e/lap ' /tmp/mqtt.log | tail -1 | cut -c1-120))"
+else fail "lap button: no lap on MQTT ($(grep -c 'lap button' /tmp/ridegate.log) log lines: $(grep 'button' /tmp/ridegate.log | tail -2))"; fi
 # 6. the strap and the power meter go away and come back: reconnected without a restart, this time without
 # bluetoothd
 wait_for 40 'strap/f1f2f3f4f5f6/state.*"state":"lost"' /tmp/mqtt.log && wait_for 20 "^$POWER_TOPIC/state .*\"state\":\"lost\"" /tmp/mqtt.log \
@@ -136,4 +144,8 @@ if [ "$status" = 0 ] && [ "$released" = 0 ] && [ "$(tail -1 /tmp/mqtt.log)" = 'r
     && grep "^$CSC_TOPIC/state " /tmp/mqtt.log | tail -1 | grep -q '"state":"stopped"'; then
     pass "SIGTERM: exit 0, LED line released, offline published last, every sensor's state stopped"
 else fail "SIGTERM: exit $status, line still held: $released, last mqtt: $(tail -1 /tmp/mqtt.log)"; fi
+# The ride's FIT file, for the host to read with Garmin's FIT SDK (the lap the button made must be in it).
+if ridegate rides export latest --format fit -o /tmp/ride.fit --config /e2e/ridegate.toml 2>> /tmp/ridegate.log; then
+    echo "E2E_FIT_BEGIN"; base64 -w 76 /tmp/ride.fit; echo "E2E_FIT_END"
+fi
 finish

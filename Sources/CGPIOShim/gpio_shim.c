@@ -23,25 +23,70 @@ static void chip_path(const char *chip, char *out, size_t size) {
 struct rg_gpio_line { struct gpiod_chip *chip; struct gpiod_line *line; char path[128]; unsigned int offset; };
 
 int rg_gpio_api_major(void) { return 1; }
+
+/* The line by name (on whichever chip has it) or by chip and offset, with its chip open. */
+static struct gpiod_line *find_line(const char *chip, unsigned int offset, const char *line_name, struct gpiod_chip **c) {
+    struct gpiod_line *l = NULL;
+    if (line_name) {
+        l = gpiod_line_find(line_name); /* opens the owning chip; ENOENT when no chip has it */
+        if (!l) { if (errno == 0) errno = ENOENT; return NULL; }
+        *c = gpiod_line_get_chip(l);
+        return l;
+    }
+    if (!chip) { errno = EINVAL; return NULL; }
+    char path[128]; chip_path(chip, path, sizeof path);
+    *c = gpiod_chip_open(path);
+    if (!*c) return NULL;
+    l = gpiod_chip_get_line(*c, offset);
+    if (!l) { int e = errno; gpiod_chip_close(*c); errno = e; return NULL; }
+    return l;
+}
+
+static rg_gpio_line *handle(struct gpiod_chip *c, struct gpiod_line *l) {
+    rg_gpio_line *h = calloc(1, sizeof *h);
+    if (!h) { gpiod_line_release(l); gpiod_chip_close(c); errno = ENOMEM; return NULL; }
+    h->chip = c; h->line = l; h->offset = gpiod_line_offset(l);
+    snprintf(h->path, sizeof h->path, "/dev/%s", gpiod_chip_name(c));
+    return h;
+}
+
+rg_gpio_line *rg_gpio_request_edges(const char *chip, unsigned int offset, const char *line_name,
+                                    const char *consumer, int active_low, int pull_up,
+                                    char *busy_consumer, size_t busy_consumer_size) {
+    struct gpiod_chip *c = NULL;
+    struct gpiod_line *l = find_line(chip, offset, line_name, &c);
+    if (!l) return NULL;
+    struct gpiod_line_request_config config = {
+        .consumer = consumer, .request_type = GPIOD_LINE_REQUEST_EVENT_BOTH_EDGES,
+        .flags = (active_low ? GPIOD_LINE_REQUEST_FLAG_ACTIVE_LOW : 0) | (pull_up ? GPIOD_LINE_REQUEST_FLAG_BIAS_PULL_UP : 0),
+    };
+    if (gpiod_line_request(l, &config, 0) < 0) {
+        int e = errno;
+        if (e == EBUSY) { gpiod_line_update(l); copy_text(busy_consumer, busy_consumer_size, gpiod_line_consumer(l)); }
+        gpiod_chip_close(c);
+        errno = e;
+        return NULL;
+    }
+    return handle(c, l);
+}
+
+int rg_gpio_event_fd(const rg_gpio_line *h) { return h ? gpiod_line_event_get_fd(h->line) : -1; }
+
+int rg_gpio_read_edge(rg_gpio_line *h, unsigned long long *ns) {
+    if (!h) { errno = EINVAL; return -1; }
+    struct gpiod_line_event event;
+    if (gpiod_line_event_read(h->line, &event) < 0) return -1;
+    if (ns) *ns = (unsigned long long)event.ts.tv_sec * 1000000000ULL + (unsigned long long)event.ts.tv_nsec;
+    return gpiod_line_get_value(h->line);
+}
 const char *rg_gpio_library_version(void) { return gpiod_version_string(); }
 
 rg_gpio_line *rg_gpio_request_output(const char *chip, unsigned int offset, const char *line_name,
                                      const char *consumer, int active_low, int initial_value,
                                      char *busy_consumer, size_t busy_consumer_size) {
     struct gpiod_chip *c = NULL;
-    struct gpiod_line *l = NULL;
-    if (line_name) {
-        l = gpiod_line_find(line_name); /* opens the owning chip; ENOENT when no chip has it */
-        if (!l) { if (errno == 0) errno = ENOENT; return NULL; }
-        c = gpiod_line_get_chip(l);
-    } else {
-        if (!chip) { errno = EINVAL; return NULL; }
-        char path[128]; chip_path(chip, path, sizeof path);
-        c = gpiod_chip_open(path);
-        if (!c) return NULL;
-        l = gpiod_chip_get_line(c, offset);
-        if (!l) { int e = errno; gpiod_chip_close(c); errno = e; return NULL; }
-    }
+    struct gpiod_line *l = find_line(chip, offset, line_name, &c);
+    if (!l) return NULL;
     int flags = active_low ? GPIOD_LINE_REQUEST_FLAG_ACTIVE_LOW : 0;
     if (gpiod_line_request_output_flags(l, consumer, flags, initial_value ? 1 : 0) < 0) {
         int e = errno;
@@ -50,11 +95,7 @@ rg_gpio_line *rg_gpio_request_output(const char *chip, unsigned int offset, cons
         errno = e;
         return NULL;
     }
-    rg_gpio_line *h = calloc(1, sizeof *h);
-    if (!h) { gpiod_line_release(l); gpiod_chip_close(c); errno = ENOMEM; return NULL; }
-    h->chip = c; h->line = l; h->offset = gpiod_line_offset(l);
-    snprintf(h->path, sizeof h->path, "/dev/%s", gpiod_chip_name(c));
-    return h;
+    return handle(c, l);
 }
 
 int rg_gpio_set_value(rg_gpio_line *h, int value) {
@@ -71,7 +112,10 @@ void rg_gpio_release(rg_gpio_line *h) {
 
 #else /* libgpiod v2 */
 
-struct rg_gpio_line { struct gpiod_chip *chip; struct gpiod_line_request *request; char path[128]; unsigned int offset; };
+struct rg_gpio_line {
+    struct gpiod_chip *chip; struct gpiod_line_request *request; char path[128]; unsigned int offset;
+    struct gpiod_edge_event_buffer *events; /* inputs only */
+};
 
 int rg_gpio_api_major(void) { return 2; }
 const char *rg_gpio_library_version(void) { return gpiod_api_version(); }
@@ -95,9 +139,11 @@ static struct gpiod_chip *find_line_by_name(const char *name, unsigned int *offs
     return found;
 }
 
-rg_gpio_line *rg_gpio_request_output(const char *chip, unsigned int offset, const char *line_name,
-                                     const char *consumer, int active_low, int initial_value,
-                                     char *busy_consumer, size_t busy_consumer_size) {
+/* Requests `offset` on the chip at `chip` (or the line named `line_name` on whichever chip has it) with the
+ * settings `configure` fills in. */
+static rg_gpio_line *request_line(const char *chip, unsigned int offset, const char *line_name, const char *consumer,
+                                  void (*configure)(struct gpiod_line_settings *, int, int), int a, int b,
+                                  char *busy_consumer, size_t busy_consumer_size) {
     char path[128];
     struct gpiod_chip *c;
     if (line_name) {
@@ -115,10 +161,7 @@ rg_gpio_line *rg_gpio_request_output(const char *chip, unsigned int offset, cons
     struct gpiod_line_request *request = NULL;
     int e = ENOMEM;
     if (settings && line_config && request_config) {
-        gpiod_line_settings_set_direction(settings, GPIOD_LINE_DIRECTION_OUTPUT);
-        gpiod_line_settings_set_active_low(settings, active_low ? true : false);
-        gpiod_line_settings_set_output_value(settings, initial_value ? GPIOD_LINE_VALUE_ACTIVE
-                                                                     : GPIOD_LINE_VALUE_INACTIVE);
+        configure(settings, a, b);
         if (consumer) gpiod_request_config_set_consumer(request_config, consumer);
         if (gpiod_line_config_add_line_settings(line_config, &offset, 1, settings) == 0)
             request = gpiod_chip_request_lines(c, request_config, line_config);
@@ -144,6 +187,46 @@ rg_gpio_line *rg_gpio_request_output(const char *chip, unsigned int offset, cons
     return h;
 }
 
+static void output_settings(struct gpiod_line_settings *s, int active_low, int initial_value) {
+    gpiod_line_settings_set_direction(s, GPIOD_LINE_DIRECTION_OUTPUT);
+    gpiod_line_settings_set_active_low(s, active_low ? true : false);
+    gpiod_line_settings_set_output_value(s, initial_value ? GPIOD_LINE_VALUE_ACTIVE : GPIOD_LINE_VALUE_INACTIVE);
+}
+
+static void edge_settings(struct gpiod_line_settings *s, int active_low, int pull_up) {
+    gpiod_line_settings_set_direction(s, GPIOD_LINE_DIRECTION_INPUT);
+    gpiod_line_settings_set_edge_detection(s, GPIOD_LINE_EDGE_BOTH);
+    gpiod_line_settings_set_active_low(s, active_low ? true : false);
+    if (pull_up) gpiod_line_settings_set_bias(s, GPIOD_LINE_BIAS_PULL_UP);
+}
+
+rg_gpio_line *rg_gpio_request_output(const char *chip, unsigned int offset, const char *line_name,
+                                     const char *consumer, int active_low, int initial_value,
+                                     char *busy_consumer, size_t busy_consumer_size) {
+    return request_line(chip, offset, line_name, consumer, output_settings, active_low, initial_value, busy_consumer, busy_consumer_size);
+}
+
+rg_gpio_line *rg_gpio_request_edges(const char *chip, unsigned int offset, const char *line_name,
+                                    const char *consumer, int active_low, int pull_up,
+                                    char *busy_consumer, size_t busy_consumer_size) {
+    rg_gpio_line *h = request_line(chip, offset, line_name, consumer, edge_settings, active_low, pull_up, busy_consumer, busy_consumer_size);
+    if (!h) return NULL;
+    h->events = gpiod_edge_event_buffer_new(1);
+    if (!h->events) { rg_gpio_release(h); errno = ENOMEM; return NULL; }
+    return h;
+}
+
+int rg_gpio_event_fd(const rg_gpio_line *h) { return h ? gpiod_line_request_get_fd(h->request) : -1; }
+
+int rg_gpio_read_edge(rg_gpio_line *h, unsigned long long *ns) {
+    if (!h || !h->events) { errno = EINVAL; return -1; }
+    if (gpiod_line_request_read_edge_events(h->request, h->events, 1) < 0) return -1;
+    struct gpiod_edge_event *event = gpiod_edge_event_buffer_get_event(h->events, 0);
+    if (ns && event) *ns = (unsigned long long)gpiod_edge_event_get_timestamp_ns(event);
+    int value = gpiod_line_request_get_value(h->request, h->offset);
+    return value < 0 ? -1 : (value == GPIOD_LINE_VALUE_ACTIVE ? 1 : 0);
+}
+
 int rg_gpio_set_value(rg_gpio_line *h, int value) {
     if (!h) { errno = EINVAL; return -1; }
     return gpiod_line_request_set_value(h->request, h->offset,
@@ -152,6 +235,7 @@ int rg_gpio_set_value(rg_gpio_line *h, int value) {
 
 void rg_gpio_release(rg_gpio_line *h) {
     if (!h) return;
+    if (h->events) gpiod_edge_event_buffer_free(h->events);
     gpiod_line_request_release(h->request);
     gpiod_chip_close(h->chip);
     free(h);

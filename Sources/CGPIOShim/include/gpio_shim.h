@@ -24,6 +24,16 @@ const char *rg_gpio_line_chip_path(const rg_gpio_line *line);
 unsigned int rg_gpio_line_offset(const rg_gpio_line *line);
 /* 0 on success, -1 with errno set on failure. */
 int rg_gpio_set_value(rg_gpio_line *line, int value);
+/* Requests one line as an input reporting both edges (a button): the same ways of naming it as above;
+ * `pull_up` asks for the line's bias to pull it up (a button to ground needs no resistor of its own). */
+rg_gpio_line *rg_gpio_request_edges(const char *chip, unsigned int offset, const char *line_name,
+                                    const char *consumer, int active_low, int pull_up,
+                                    char *busy_consumer, size_t busy_consumer_size);
+/* The descriptor that becomes readable when an edge is waiting. */
+int rg_gpio_event_fd(const rg_gpio_line *line);
+/* Takes one waiting edge: its kernel timestamp (ns, monotonic) in `*ns`, and returns the line's logical value
+ * after it (1 active: pressed), or -1 with errno set. */
+int rg_gpio_read_edge(rg_gpio_line *line, unsigned long long *ns);
 /* Releases the line and frees the handle; NULL is fine. */
 void rg_gpio_release(rg_gpio_line *line);
 

@@ -51,6 +51,7 @@ public enum GatewayAssembly {
         let readings = openSpool(config, logger: logger)
         let notifier = ServiceNotifier()
         if let interval = notifier.watchdogInterval { sources.append(WatchdogSource(interval: interval, clock: clock)) }
+        if let button = config.button { sources.append(LapButtonSource(button: button, clock: clock, logger: logger.labeled("button"))) }
         // systemd hears "stopping" first and the rest of the orderly stop after it.
         let health = HealthFields()
         let loop = try eventLoop()

@@ -169,6 +169,8 @@ public struct GatewayConfig: Sendable, Equatable {
     public var sun = Sun()
     /// `[rider]`: weight, age and sex, for calories from heart rate when no power meter rides along.
     public var rider: RiderProfile?
+    /// `[button]`: the lap button on a GPIO input, when a line is given.
+    public var button: Button?
 
     public init() {}
 
@@ -402,6 +404,7 @@ public struct GatewayConfig: Sendable, Equatable {
         ride.autoLapKilometers = autoLap > 0 ? autoLap : nil
         try r.finish()
         rider = try Self.rider(try top.subtable("rider"))
+        button = try Self.button(try top.subtable("button"))
 
         var s = try top.subtable("sun")
         sun.enabled = try s.bool("enabled", default: sun.enabled)

@@ -11,6 +11,8 @@ public enum LEDSignal: Sendable, Equatable, CustomStringConvertible {
     case zoneAtDusk(Int, of: Int)
     /// Sunset is near and there is no zone to show.
     case sunsetSoon
+    /// The lap button was heard (a lap marked, or the ride ended): a quick flicker, then back to what it showed.
+    case acknowledged
 
     public var description: String {
         switch self {
@@ -22,6 +24,7 @@ public enum LEDSignal: Sendable, Equatable, CustomStringConvertible {
         case .noGPSFix: "no GPS fix"
         case .zoneAtDusk(let n, let top): "zone \(n)/\(top), sunset soon"
         case .sunsetSoon: "sunset soon"
+        case .acknowledged: "lap button heard"
         }
     }
 }

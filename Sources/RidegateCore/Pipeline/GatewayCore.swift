@@ -56,44 +56,48 @@ public struct GatewayCore: Sendable {
     }
 
     public let settings: Settings
-    public private(set) var time = TimeReference()
-    public private(set) var ride: RideTracker
-    public private(set) var zone: ZoneTracker
-    private var sequence: [String: Int] = [:]
-    private var lastRideSummary: Timestamp?
-    private var ledSignal: LEDSignal = .off
-    private var sensorStates: [SensorRef: SensorState] = [:]
-    private var sensorLosses: [SensorRef: Int] = [:]
-    private var sensorLastReason: [SensorRef: String] = [:]
-    private var contact: HeartRateMeasurement.SensorContact = .notSupported
-    private var gpsState: GPSDeviceState?
-    private var sun: (date: CivilDate, latitude: Double, longitude: Double, published: Timestamp)?
-    private var remembered: (latitude: Double, longitude: Double)?
-    public private(set) var sunsetWarning = false
-    private var lastSent: [String: Timestamp] = [:]
-    private var lastPosition: Timestamp?
+    public internal(set) var time = TimeReference()
+    public internal(set) var ride: RideTracker
+    public internal(set) var zone: ZoneTracker
+    var sequence: [String: Int] = [:]
+    var lastRideSummary: Timestamp?
+    var ledSignal: LEDSignal = .off
+    var sensorStates: [SensorRef: SensorState] = [:]
+    var sensorLosses: [SensorRef: Int] = [:]
+    var sensorLastReason: [SensorRef: String] = [:]
+    var contact: HeartRateMeasurement.SensorContact = .notSupported
+    var gpsState: GPSDeviceState?
+    var sun: (date: CivilDate, latitude: Double, longitude: Double, published: Timestamp)?
+    var remembered: (latitude: Double, longitude: Double)?
+    public internal(set) var sunsetWarning = false
+    var lastSent: [String: Timestamp] = [:]
+    var lastPosition: Timestamp?
     /// The GPS second of the last clock sample.
-    private var lastClockSecond: Double?
-    private var cyclingSensors: [String: CyclingSensorState] = [:]
-    public private(set) var ridePower = RidePowerTotals()
-    public private(set) var elevation = ElevationTotals()
-    public private(set) var heartRateTotals = HeartRateTotals()
-    public private(set) var powerZone: ZoneTracker?
+    var lastClockSecond: Double?
+    var cyclingSensors: [String: CyclingSensorState] = [:]
+    public internal(set) var ridePower = RidePowerTotals()
+    public internal(set) var elevation = ElevationTotals()
+    public internal(set) var heartRateTotals = HeartRateTotals()
+    public internal(set) var powerZone: ZoneTracker?
     /// Time in each zone, from the readings themselves (GPS time).
-    public private(set) var heartRateZoneTime: ZoneTime
-    public private(set) var powerZoneTime: ZoneTime?
+    public internal(set) var heartRateZoneTime: ZoneTime
+    public internal(set) var powerZoneTime: ZoneTime?
     /// What each sensor was announced to Home Assistant with (announced again when it measures more).
-    private var announcedSensors: [SensorRef: Set<SensorMeasure>] = [:]
-    private var wheel: WheelDistance
+    var announcedSensors: [SensorRef: Set<SensorMeasure>] = [:]
+    var wheel: WheelDistance
     /// The newest sensor values and when they came (monotonic seconds), for the ride log's points.
     /// What the ride log keeps: points from fixes and, without a position, from the sensors; laps; sensors.
-    public private(set) var recorder: RideRecorder
-    private var startedAt: Double?
-    private var lastHealth: Double?
+    public internal(set) var recorder: RideRecorder
+    /// Where the current lap began (for its announcement).
+    var lapStart: (time: Timestamp?, distance: Double, moving: Double) = (nil, 0, 0)
+    /// The LED acknowledges the lap button until then (monotonic seconds).
+    var acknowledgeUntil: Double?
+    var startedAt: Double?
+    var lastHealth: Double?
     /// Monotonic seconds between `health` messages.
     public var healthInterval: Double = 60
     /// Readings held back by the rate limits, per topic.
-    public private(set) var coalesced: [String: Int] = [:]
+    public internal(set) var coalesced: [String: Int] = [:]
 
     public init(settings: Settings) {
         self.settings = settings
@@ -110,7 +114,7 @@ public struct GatewayCore: Sendable {
     }
 
     /// The next sequence number for a topic (per topic, starting at 1).
-    private mutating func nextSequence(_ topic: String) -> Int {
+    mutating func nextSequence(_ topic: String) -> Int {
         let next = (sequence[topic] ?? 0) + 1
         sequence[topic] = next
         return next
@@ -213,8 +217,8 @@ public struct GatewayCore: Sendable {
             if fix.hasPosition, let time = fix.time { elevation.add(altitude: fix.altitudeMSL, hdop: fix.hdop, at: time) }
             wheel.add(fix, at: at.monotonicSeconds)
             if fix.hasPosition, let time = fix.time {
-                effects += recorder.fix(fix, time: time, distance: ride.summary.distanceMeters, moving: ride.summary.isMoving,
-                                        now: at.monotonicSeconds).map { .record($0) }
+                effects += logged(recorder.fix(fix, time: time, distance: ride.summary.distanceMeters, moving: ride.summary.isMoving,
+                                               now: at.monotonicSeconds))
             }
             if admit(Topic.gps.name, at: ts, interval: settings.gpsMinimumInterval) {
                 let seq = nextSequence(Topic.gps.name)
@@ -244,43 +248,17 @@ public struct GatewayCore: Sendable {
         case .watchdogTick:
             // Reaching here means the event stream and the core are moving: that is what the watchdog guards.
             effects.append(.serviceAlive)
+
+        case .lapButton(let press, let at):
+            effects += lapButton(press, at: at)
         }
-        if let signal = newLEDSignal() { effects.append(.showOnLED(signal)) }
+        if let signal = newLEDSignal(now: event.receiveTime.monotonicSeconds) { effects.append(.showOnLED(signal)) }
         guard settings.readingQoS != 1 else { return effects }
         return effects.map { effect in
             guard case .publish(var publication) = effect, !publication.retain, !publication.absolute else { return effect }
             publication.qos = settings.readingQoS
             return .publish(publication)
         }
-    }
-
-    /// The system clock against a fix's time: fixes with a position and a sane date only (before a fix,
-    /// receivers send their own unsynchronised clock), one per GPS second (the second's first fix: at 10 Hz
-    /// the others say nothing new about the clock).
-    private mutating func clockSample(_ fix: GPSFix, at receive: ReceiveTime) -> ClockSample? {
-        guard fix.hasPosition, let gpsTime = fix.time, gpsTime.date.year >= 2020 else { return nil }
-        let second = gpsTime.secondsSince1970.rounded(.down)
-        if let last = lastClockSecond, second == last { return nil }
-        lastClockSecond = second
-        return ClockSample(systemTime: receive.system, offset: gpsTime - receive.system)
-    }
-
-    /// `health` once a minute, carried by whatever event comes next (no timer of its own).
-    private mutating func healthEffects(at receive: ReceiveTime, force: Bool = false) -> [Effect] {
-        let now = receive.monotonicSeconds
-        if startedAt == nil { startedAt = now }
-        if !force, let last = lastHealth, now - last < healthInterval { return [] }
-        lastHealth = now
-        var json = JSONObjectWriter(capacity: 256)
-        json.add("ts", time.utc(for: receive).iso8601)
-        json.add("uptime_s", now - (startedAt ?? now), decimals: 0)
-        json.add("clock_trusted", time.isTrusted)
-        json.add("clock_offset_s", time.systemClockOffset, decimals: 3)
-        json.add("strap_reconnects", sensorLosses.filter { $0.key.kind == .heartRate }.values.reduce(0, +))
-        json.add("sensor_reconnects", sensorLosses.filter { $0.key.kind != .heartRate }.values.reduce(0, +))
-        json.add("coalesced", coalesced.values.reduce(0, +))
-        json.add("gps_state", gpsState?.rawValue)
-        return [.publish(Publication(topic: .health, payload: json.finish(), retain: true))]
     }
 
     /// What to publish before any event: Home Assistant's discovery configs for the gateway.
@@ -308,7 +286,7 @@ public struct GatewayCore: Sendable {
     }
 
     /// Rate limit: true when a message on `topic` may go now; otherwise it is counted as coalesced.
-    private mutating func admit(_ topic: String, at ts: Timestamp, interval: Double) -> Bool {
+    mutating func admit(_ topic: String, at ts: Timestamp, interval: Double) -> Bool {
         guard interval > 0 else { return true }
         if let last = lastSent[topic], ts - last < interval, ts >= last {
             coalesced[topic, default: 0] += 1
@@ -318,119 +296,4 @@ public struct GatewayCore: Sendable {
         return true
     }
 
-    /// Publishes the sun for a position remembered from an earlier run, before the first fix, stamped with
-    /// the system clock (and saying so).
-    public mutating func seedPosition(latitude: Double, longitude: Double, at receive: ReceiveTime) -> [Effect] {
-        remembered = (latitude, longitude)
-        return sunEffects(latitude: latitude, longitude: longitude, now: time.utc(for: receive), force: true)
-    }
-
-    /// The sun is republished when the solar day changes, when the rider has moved far enough for the
-    /// times to shift, and every `sunPublishInterval` so the countdown moves; it is retained.
-    private mutating func sunEffects(latitude: Double, longitude: Double, now: Timestamp, force: Bool = false) -> [Effect] {
-        guard settings.sunEnabled else { return [] }
-        let date = SunCalculator.solarDay(at: now, longitude: longitude)
-        var due = force || sun == nil
-        if let last = sun {
-            let moved = GreatCircle.distanceMeters(lat1: last.latitude, lon1: last.longitude, lat2: latitude, lon2: longitude)
-            due = due || last.date != date || moved >= settings.sunMoveThresholdMeters || now - last.published >= settings.sunPublishInterval
-        }
-        guard due else { return [] }
-        let report = SunReport(latitude: latitude, longitude: longitude, now: now, warningLead: settings.sunsetWarningLead)
-        sun = (date, latitude, longitude, now)
-        sunsetWarning = report.sunsetWarning
-        let seq = nextSequence(Topic.sun.name)
-        var effects: [Effect] = [.publish(Publication(
-            topic: .sun, payload: report.payload(ts: now, seq: seq, clockTrusted: time.isTrusted), retain: true, sequence: seq))]
-        let far = remembered.map {
-            GreatCircle.distanceMeters(lat1: $0.latitude, lon1: $0.longitude, lat2: latitude, lon2: longitude) >= 1000
-        } ?? true
-        if far {
-            remembered = (latitude, longitude)
-            effects.append(.rememberPosition(latitude: latitude, longitude: longitude))
-        }
-        return effects
-    }
-
-    /// The `ride` summary now. Along the ride a reading like any other (spooled, replayed); the `final` one at
-    /// the orderly stop is retained, so a subscriber that comes after the ride still gets its totals.
-    public mutating func rideSummary(ts: Timestamp, final: Bool = false) -> Publication {
-        let seq = nextSequence(Topic.ride.name)
-        let totals = Payloads.RideTotals(ride: ride.summary, secondsInZone: heartRateZoneTime.seconds, power: ridePower,
-                                         secondsInPowerZone: powerZoneTime?.seconds, wheelEstimate: wheel.calibration.estimateMillimetres,
-                                         heartRate: heartRateTotals, elevation: elevation)
-        return Publication(topic: .ride, payload: Payloads.ride(totals, final: final, ts: ts, seq: seq), retain: final, sequence: seq)
-    }
-
-    private mutating func sensorStateEffects(_ sensor: SensorRef, _ state: SensorState, reason: String?, ts: Timestamp) -> [Effect] {
-        guard sensorStates[sensor] != state else { return [] }
-        if state == .lost { sensorLosses[sensor, default: 0] += 1 }
-        if let reason { sensorLastReason[sensor] = reason }
-        sensorStates[sensor] = state
-        var extra: [(String, String)] = []
-        if let last = sensorLastReason[sensor] { extra.append(("last_reason", last)) }
-        let payload = Payloads.deviceState(state.rawValue, ts: ts, extra: extra, reconnects: sensorLosses[sensor] ?? 0)
-        return [.publish(Publication(topic: .sensor(sensor, .state), payload: payload, retain: true))]
-    }
-
-    /// A cycling sensor's step: its cadence and wheel speed for the ride log, its wheel's distance, and a point
-    /// from the sensors while there is no position fix.
-    private mutating func cycling(_ sensor: SensorRef, _ step: CyclingSensorState.Step, ts: Timestamp, received: ReceiveTime) -> [Effect] {
-        let now = received.monotonicSeconds
-        if let cadence = step.cadence { recorder.cadence(cadence, at: now) }
-        if let speed = step.speed { recorder.wheelSpeed(speed, at: now) }
-        countWheel(sensor, step, at: now)
-        return sensorPoints(ts: ts, received: received)
-    }
-
-    /// Points from the sensors (once a second) while the receiver has no position: a tunnel, or indoors. They
-    /// need a time to stand on: GPS time (the clock trusted), or, with the GPS off, the system clock; with a GPS
-    /// but no fix yet (a Pi may think it is 1970) they wait for the first fix to date them.
-    private mutating func sensorPoints(ts: Timestamp, received: ReceiveTime) -> [Effect] {
-        guard gpsState != .ok else { return [] }
-        let hold = !time.isTrusted && settings.gpsEnabled
-        return recorder.sensors(time: ts, distance: ride.summary.distanceMeters, received: received, hold: hold).map { .record($0) }
-    }
-
-    /// A wheel's revolutions: the ride's distance while there is no position fix, and the wheel's
-    /// calibration against GPS while there is. One wheel counts: the first sensor that reported one.
-    private mutating func countWheel(_ sensor: SensorRef, _ step: CyclingSensorState.Step, at now: Double) {
-        guard step.wheelRevolutions > 0 else { return }
-        let counted = wheel.count(sensor: sensor.id, revolutions: step.wheelRevolutions, seconds: step.wheelSeconds, at: now)
-        guard counted.revolutions > 0 else { return }
-        ride.addWheel(metres: counted.revolutions * sensor.wheelMillimetres / 1000, seconds: counted.seconds)
-    }
-
-    private mutating func gpsStateEffects(_ state: GPSDeviceState, ts: Timestamp) -> [Effect] {
-        guard gpsState != state else { return [] }
-        gpsState = state
-        return [.publish(Publication(topic: .gpsState, payload: Payloads.deviceState(state.rawValue, ts: ts), retain: true))]
-    }
-
-    private mutating func newLEDSignal() -> LEDSignal? {
-        let signal = currentLEDSignal()
-        guard signal != ledSignal else { return nil }
-        ledSignal = signal
-        return signal
-    }
-
-    private func currentLEDSignal() -> LEDSignal {
-        if settings.ledZones == .power, let tracker = powerZone, let z = tracker.zone,
-           sensorStates.contains(where: { $0.key.kind == .power && $0.value == .connected }) || sensorStates.isEmpty {
-            return sunsetWarning ? .zoneAtDusk(z, of: tracker.zones.count) : .zone(z, of: tracker.zones.count)
-        }
-        guard settings.heartRateEnabled else {
-            if sunsetWarning { return .sunsetSoon }
-            return gpsState == .ok ? .off : .noGPSFix
-        }
-        let straps = sensorStates.filter { $0.key.kind == .heartRate }
-        let states = Set(straps.values)
-        if states.contains(.connected) || (straps.isEmpty && zone.zone != nil) {
-            if contact == .notDetected { return .noSensorContact }
-            if let z = zone.zone { return sunsetWarning ? .zoneAtDusk(z, of: settings.zones.count) : .zone(z, of: settings.zones.count) }
-            return .searchingForStrap
-        }
-        if states.contains(.lost) { return .strapLost }
-        return .searchingForStrap
-    }
 }

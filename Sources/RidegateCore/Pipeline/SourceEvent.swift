@@ -28,6 +28,8 @@ public enum SourceEvent: Sendable {
     case lastKnownPosition(latitude: Double, longitude: Double, at: ReceiveTime)
     /// The service manager's watchdog asks whether the pipeline still moves.
     case watchdogTick(at: ReceiveTime)
+    /// The lap button: a short press marks a lap, a long one ends the ride.
+    case lapButton(ButtonPresses.Press, at: ReceiveTime)
 }
 
 /// A BLE sensor's link (strap, power meter, speed/cadence sensor).
@@ -92,7 +94,8 @@ extension SourceEvent {
         switch self {
         case .heartRate(_, _, let at), .heartRateUndecodable(_, _, let at), .sensorState(_, _, _, let at),
              .sensorDetails(_, _, let at), .gpsFix(_, let at), .gpsState(_, let at), .lastKnownPosition(_, _, let at),
-             .watchdogTick(let at), .cyclingSpeedCadence(_, _, let at), .cyclingPower(_, _, let at), .cyclingUndecodable(_, _, let at):
+             .watchdogTick(let at), .cyclingSpeedCadence(_, _, let at), .cyclingPower(_, _, let at), .cyclingUndecodable(_, _, let at),
+             .lapButton(_, let at):
             return at
         }
     }

@@ -15,6 +15,7 @@ public struct Topic: Sendable, Hashable, CustomStringConvertible {
     public static let position = Topic("position")
     public static let ride = Topic("ride")
     public static let ridesLast = Topic("rides/last")
+    public static let lap = Topic("lap")
     public static let sun = Topic("sun")
     public static let health = Topic("health")
 

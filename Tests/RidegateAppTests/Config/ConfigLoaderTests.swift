@@ -186,3 +186,34 @@ extension ConfigLoaderTests {
         }
     }
 }
+
+extension ConfigLoaderTests {
+    @Test("[rider], ride.auto_lap_km and [button] are read; each mistake names its key and the fix")
+    func riderLapsAndButton() throws {
+        let c = try load("""
+            [ride]
+            auto_lap_km = 5
+            [rider]
+            weight_kg = 72.5
+            age = 44
+            sex = "female"
+            [button]
+            line_name = "GPIO27"
+            long_press_s = 3
+            """)
+        #expect(c.ride.autoLapKilometers == 5 && c.rider == RiderProfile(weightKilograms: 72.5, age: 44, sex: .female))
+        #expect(c.button?.lineName == "GPIO27" && c.button?.activeLow == true && c.button?.longPressSeconds == 3)
+        #expect(try load("").button == nil && (try load("")).rider == nil && (try load("")).ride.autoLapKilometers == nil)
+        let cases: [(String, String, String)] = [
+            ("[rider]\nweight_kg = 70\n", "rider.sex", "need all three"),
+            ("[rider]\nsex = \"other\"\nweight_kg = 70\nage = 30\n", "rider.sex", "\"other\" is not one of"),
+            ("[rider]\nsex = \"male\"\nage = 30\n", "rider.weight_kg", "20 to 400"),
+            ("[button]\nline = 27\nline_name = \"GPIO27\"\n", "button.line_name", "not both"),
+            ("[button]\nactive_low = false\n", "button.line", "needs its GPIO line"),
+        ]
+        for (text, key, fix) in cases {
+            let problem = try #require(error(text), "\(text) was accepted")
+            #expect(problem.key == key && problem.description.contains(fix), "\(text): \(problem)")
+        }
+    }
+}
