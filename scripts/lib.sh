@@ -35,7 +35,8 @@ build_with_progress() {
             else if (n[2] > 20 && (n[1] == n[2] || n[1] >= shown + 40)) { shown = n[1]; printf "==> building: step %d of %d\n", n[1], n[2] > "/dev/stderr" }
             next
         }
-        /error:|warning: / && !/^warning: .main./ { if (tty) printf "\n" > "/dev/stderr"; print > "/dev/stderr" }
+        # An error in a macro expansion names its file on a note line of its own.
+        /error:|warning: |originates here/ && !/^warning: .main./ { if (tty) printf "\n" > "/dev/stderr"; print > "/dev/stderr" }
         /Build complete|Compiling|Linking/ { next }
         END { if (tty) printf "\n" > "/dev/stderr" }' || true
     grep -q "error:" "$log" && status=1

@@ -49,12 +49,25 @@ struct RidesCommand: ParsableCommand {
                 writeError("no ride log at \(path): nothing was recorded there yet (or pass another --state-directory)")
                 throw ExitCode(ExitStatus.unavailable)
             }
+            // A read-only state directory (a mount, a copy) is read as it is: listing and exporting write nothing.
+            let readOnly = access(path, W_OK) != 0 || access(directory ?? ".", W_OK) != 0
             do {
-                return try SQLiteRideStore(path: path, context: GatewayAssembly.rideContext(config ?? GatewayConfig()))
+                return try SQLiteRideStore(path: path, context: GatewayAssembly.rideContext(config ?? GatewayConfig()), readOnly: readOnly)
             } catch {
-                writeError("cannot open the ride log: \(error)")
-                throw ExitCode(ExitStatus.unavailable)
+                throw Self.failure(error, doing: "open")
             }
+        }
+
+        /// The message and exit status for a ride log that failed: damage is a data error (65) with what to do,
+        /// anything else (busy, unreadable) 69.
+        static func failure(_ error: SpoolError, doing operation: String) -> ExitCode {
+            guard error.isDamage else {
+                writeError("cannot \(operation) the ride log: \(error)")
+                return ExitCode(ExitStatus.unavailable)
+            }
+            writeError("the ride log is damaged (\(error.path): \(error.message)); nothing was written. The gateway keeps it aside and saves "
+                       + "what it can read into a new one when it next starts (sudo systemctl restart ridegate); `rides list` then shows what was saved")
+            return ExitCode(ExitStatus.dataError)
         }
     }
 
@@ -71,8 +84,7 @@ struct RidesCommand: ParsableCommand {
             do {
                 rides = try location.open().rides()
             } catch let error as SpoolError {
-                writeError("cannot read the ride log: \(error)")
-                throw ExitCode(ExitStatus.unavailable)
+                throw Location.failure(error, doing: "read")
             }
             if json {
                 print("[" + rides.map { RideListing.object($0) }.joined(separator: ",\n") + "]")
@@ -148,23 +160,31 @@ struct RidesCommand: ParsableCommand {
                         }
                     }
                 } catch {
-                    switch error {
-                    case .read(let why):
-                        writeError("cannot read ride \(chosen.id) from the ride log: \(why); no file was written")
-                        throw ExitCode(ExitStatus.dataError)
-                    case .write(let why):
-                        writeError("cannot write \(output ?? "to standard output"): \(why)")
-                        throw ExitCode(ExitStatus.unavailable)
-                    case .empty:
-                        writeError("ride \(chosen.id) has no points to write")
-                        throw ExitCode(ExitStatus.dataError)
-                    }
+                    throw failure(error, ride: chosen.id)
                 }
-                // Only a closed ride is marked: a file of a ride still going is not the whole ride.
-                try store.markExported(ride: chosen.id, format: format)
+                // Only a closed ride is marked: a file of a ride still going is not the whole ride. A read-only ride
+                // log cannot be marked; the file is written all the same.
+                if store.readOnly {
+                    writeError("note: the ride log is read-only here, so ride \(chosen.id) is not marked exported")
+                } else {
+                    try store.markExported(ride: chosen.id, format: format)
+                }
             } catch let error as SpoolError {
-                writeError("cannot read the ride log: \(error)")
-                throw ExitCode(ExitStatus.unavailable)
+                throw Location.failure(error, doing: "read")
+            }
+        }
+
+        /// What went wrong, said, and the exit status for it.
+        func failure(_ error: RideExporter.Failure, ride: Int64) -> ExitCode {
+            switch error {
+            case .read(let why):
+                return Location.failure(why, doing: "read ride \(ride) from")
+            case .write(let why):
+                writeError("cannot write \(output ?? "to standard output"): \(why)")
+                return ExitCode(ExitStatus.unavailable)
+            case .empty:
+                writeError("ride \(ride) has no points to write")
+                return ExitCode(ExitStatus.dataError)
             }
         }
     }
@@ -186,8 +206,7 @@ struct RidesCommand: ParsableCommand {
                 }
                 try store.delete(ride: ride)
             } catch let error as SpoolError {
-                writeError("cannot change the ride log: \(error)")
-                throw ExitCode(ExitStatus.unavailable)
+                throw Location.failure(error, doing: "change")
             }
         }
     }

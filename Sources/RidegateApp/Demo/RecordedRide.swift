@@ -97,18 +97,37 @@ struct RecordedRideReplayer: Sendable {
         // receiver's cycle ends, so the ride's first fix is not held up until the second record (seconds later).
         let searching = (NMEASentenceWriter.searching(time: dated + -2) + NMEASentenceWriter.searching(time: dated + -1)).joined(separator: "\r\n") + "\r\n"
         guard await NMEAReplayer.write(Array(searching.utf8), to: pty.controller, logger: logger) else { return }
-        var previousPosition: (Double, Double)?
+        var previous: RideProfile.Sample?
+        var course: (latitude: Double, longitude: Double)?
         for sample in ride.profile.samples {
-            if Task.isCancelled { return }
-            // Until the record's time from the start (not from the previous record's: no drift over a long ride).
-            await EventLoop.sleep(seconds: max(0, started + sample.offset / speed - SystemClock.monotonicSeconds()))
             guard let latitude = sample.latitude, let longitude = sample.longitude else { continue }
-            let time = dated + sample.offset
-            let course = previousPosition.map { GreatCircle.bearingDegrees(lat1: $0.0, lon1: $0.1, lat2: latitude, lon2: longitude) }
-            previousPosition = (latitude, longitude)
-            let epoch = NMEASentenceWriter.rmc(time: time, latitude: latitude, longitude: longitude, speed: sample.speed, course: course) + "\r\n"
-                + NMEASentenceWriter.gga(time: time, latitude: latitude, longitude: longitude, altitude: sample.altitude) + "\r\n"
-            guard await NMEAReplayer.write(Array(epoch.utf8), to: pty.controller, logger: logger) else { return }
+            // A receiver sends a fix every second, whatever the head unit recorded (smart recording keeps one every
+            // few seconds): the seconds between two records close enough to be riding are filled in along the line.
+            var epochs: [(offset: Double, latitude: Double, longitude: Double, altitude: Double?, speed: Double)] = []
+            if let previous, let lat0 = previous.latitude, let lon0 = previous.longitude, sample.offset - previous.offset <= RideStatistics.maximumGap {
+                let gap = sample.offset - previous.offset
+                var second = previous.offset + 1
+                while second < sample.offset - 0.5 {
+                    let f = (second - previous.offset) / gap
+                    epochs.append((second, lat0 + (latitude - lat0) * f, lon0 + (longitude - lon0) * f,
+                                   previous.altitude.flatMap { a in sample.altitude.map { a + ($0 - a) * f } },
+                                   previous.speed + (sample.speed - previous.speed) * f))
+                    second += 1
+                }
+            }
+            epochs.append((sample.offset, latitude, longitude, sample.altitude, sample.speed))
+            previous = sample
+            for epoch in epochs {
+                if Task.isCancelled { return }
+                // Until the epoch's time from the start (not from the previous one's: no drift over a long ride).
+                await EventLoop.sleep(seconds: max(0, started + epoch.offset / speed - SystemClock.monotonicSeconds()))
+                let time = dated + epoch.offset
+                let bearing = course.map { GreatCircle.bearingDegrees(lat1: $0.latitude, lon1: $0.longitude, lat2: epoch.latitude, lon2: epoch.longitude) }
+                course = (epoch.latitude, epoch.longitude)
+                let text = NMEASentenceWriter.rmc(time: time, latitude: epoch.latitude, longitude: epoch.longitude, speed: epoch.speed, course: bearing) + "\r\n"
+                    + NMEASentenceWriter.gga(time: time, latitude: epoch.latitude, longitude: epoch.longitude, altitude: epoch.altitude) + "\r\n"
+                guard await NMEAReplayer.write(Array(text.utf8), to: pty.controller, logger: logger) else { return }
+            }
         }
         // The last record held for its second, then the ride is over.
         await EventLoop.sleep(seconds: 1 / speed)

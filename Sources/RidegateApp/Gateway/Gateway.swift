@@ -69,18 +69,21 @@ public struct Gateway: Sendable {
 
     private func consume(_ events: EventChannel<SourceEvent>) async {
         var core = core
-        for effect in core.startupEffects() {
-            for sink in sinks { sink.apply(effect) }
-        }
+        for effect in core.startupEffects() { deliver(effect) }
         while let event = await events.next() {
-            for effect in core.handle(event) {
-                for sink in sinks { sink.apply(effect) }
-            }
+            for effect in core.handle(event) { deliver(effect) }
         }
         // The stream ends only after every source has stopped: the last word on this ride and its devices.
-        for effect in core.shutdownEffects(at: clock.now()) {
-            for sink in sinks { sink.apply(effect) }
+        for effect in core.shutdownEffects(at: clock.now()) { deliver(effect) }
+    }
+
+    /// An effect to every sink; what the core asks to be said, to the log.
+    private func deliver(_ effect: Effect) {
+        if case .log(let record) = effect {
+            logger.log(record.level, record.message, record.metadata)
+            return
         }
+        for sink in sinks { sink.apply(effect) }
     }
 
     private func runSources(emit: @escaping @Sendable (SourceEvent) -> Void, signals: AsyncStream<Int32>) async -> StopReason {

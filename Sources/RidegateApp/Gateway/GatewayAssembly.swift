@@ -104,23 +104,17 @@ public enum GatewayAssembly {
     }
 
     /// The ride log in the state directory (`rides.sqlite`), announcing finished rides through the MQTT sink
-    /// among `outputs`; none, with an error, when it cannot be opened.
+    /// among `outputs`. Opened (checked, salvaged, retried) by the sink on its own worker.
     static func rideLog(_ config: GatewayConfig, version: String, outputs: [any EffectSink], health: HealthFields,
                         logger: Logger) -> [any EffectSink] {
-        do {
-            let store = try SQLiteRideStore(path: rideLogPath(config.stateDirectory), newRideAfter: config.ride.newRideAfterMinutes * 60,
-                                            context: rideContext(config))
-            let policy = RideLogSink.Policy(
-                exportDirectory: config.ride.exportDirectory, exportFormats: config.ride.exportFormats,
-                maximumBytes: Int64(config.ride.maximumMegabytes * 1_048_576), maximumAgeDays: config.ride.keepDays)
-            let mqtt = outputs.compactMap { $0 as? MQTTSink }.first
-            let exporter = RideExporter(store: store, version: version, thresholdPower: config.zones.ftp)
-            return [RideLogSink(store: store, exporter: exporter, policy: policy, announce: { mqtt?.apply(.publish($0)) }, health: health,
-                                logger: logger.labeled("rides"))]
-        } catch {
-            logger.error("cannot open the ride log; this ride is not recorded (readings still go to MQTT)", [("error", error.description)])
-            return []
-        }
+        let file = RideLogFile(path: rideLogPath(config.stateDirectory), newRideAfter: config.ride.newRideAfterMinutes * 60,
+                               context: rideContext(config))
+        let policy = RideLogSink.Policy(
+            exportDirectory: config.ride.exportDirectory, exportFormats: config.ride.exportFormats,
+            maximumBytes: Int64(config.ride.maximumMegabytes * 1_048_576), maximumAgeDays: config.ride.keepDays)
+        let mqtt = outputs.compactMap { $0 as? MQTTSink }.first
+        return [RideLogSink(file: file, version: version, thresholdPower: config.zones.ftp, policy: policy, announce: { mqtt?.apply(.publish($0)) },
+                            health: health, logger: logger.labeled("rides"))]
     }
 
     public static func rideLogPath(_ stateDirectory: String) -> String { stateDirectory + "/rides.sqlite" }
@@ -140,9 +134,12 @@ public enum GatewayAssembly {
                               maximumBytes: Int64(config.mqtt.spoolMaxMegabytes) * 1024 * 1024, logger: logger.labeled("spool"))
     }
 
+    /// `clockRate`: how many times faster than real time the clock runs (the demo's `--speed`); a fix read a
+    /// moment late is then that many more seconds late, so the time reference's tolerance grows with it.
     static func makeCore(_ config: GatewayConfig, sequences: [String: Int] = [:], version: String = "",
-                         removeDiscoveryAtStop: Bool = false) -> GatewayCore {
+                         removeDiscoveryAtStop: Bool = false, clockRate: Double = 1) -> GatewayCore {
         var settings = makeSettings(config)
+        settings.gpsTimeTolerance *= max(1, clockRate)
         if config.mqtt.homeAssistantDiscovery {
             let id = deviceID(config)
             var discovery = HomeAssistantDiscovery(

@@ -3,8 +3,13 @@ import RidegateLinux
 
 /// Keeps the ride in the ride log (`rides.sqlite`): its points, laps, sensors and ends, written in batches on a
 /// worker of its own (the pipeline never waits for the SD card): a batch goes out every `batchSeconds` of GPS
-/// time, at a lap or a ride's end, and at an orderly stop. A power cut loses at most the batch in memory. Write
-/// errors are logged once per change.
+/// time, at a lap or a ride's end, and at an orderly stop. A power cut loses at most the batch in memory.
+///
+/// The file is opened on that worker, its integrity checked first (`RideLogFile`: a damaged file is set aside and
+/// salvaged). While it cannot be opened or written (busy, a full disk, a read-only directory) the entries wait in
+/// memory, an hour of 10 Hz fixes at most, and it is tried again with each batch (backoff up to a minute); the
+/// log says so once per cause and `health` has `ride_log` (`disk` or `memory`), `ride_log_waiting`,
+/// `ride_log_dropped` and `ride_log_recoveries`.
 ///
 /// When a ride ends (the store starts a new one after a long stop, or the rider ended it) and at an orderly stop,
 /// it writes the rides' files into the export directory, if one is configured, announces the newest finished one
@@ -28,8 +33,9 @@ public final class RideLogSink: EffectSink, @unchecked Sendable {
     }
 
     public let batchSeconds: Double
-    private let store: SQLiteRideStore
-    private let exporter: RideExporter
+    private let file: RideLogFile
+    private let version: String
+    private let thresholdPower: Int?
     private let policy: Policy
     private let announce: @Sendable (Publication) -> Void
     private let health: HealthFields
@@ -39,6 +45,7 @@ public final class RideLogSink: EffectSink, @unchecked Sendable {
     private let arriving = Locked<Batch>(Batch())
     /// Entries handed to the queue and not yet written (touched only on the queue).
     private var pending: [RideLogEntry] = []
+    private var dropped: Int64 = 0
     private var lastError: String?
     private var lastExportError: String?
     private var removedRides: Int64 = 0
@@ -51,17 +58,23 @@ public final class RideLogSink: EffectSink, @unchecked Sendable {
         var firstTime: Timestamp?
     }
 
-    public init(store: SQLiteRideStore, exporter: RideExporter, policy: Policy = Policy(), announce: @escaping @Sendable (Publication) -> Void = { _ in },
-                health: HealthFields = HealthFields(), logger: Logger, batchSeconds: Double = 5) {
-        self.store = store
-        self.exporter = exporter
+    public init(file: RideLogFile, version: String, thresholdPower: Int?, policy: Policy = Policy(),
+                announce: @escaping @Sendable (Publication) -> Void = { _ in }, health: HealthFields = HealthFields(), logger: Logger,
+                batchSeconds: Double = 5) {
+        self.file = file
+        self.version = version
+        self.thresholdPower = thresholdPower
         self.policy = policy
         self.announce = announce
         self.health = health
         self.logger = logger
         self.batchSeconds = batchSeconds
         health.set("rides_removed", 0)
-        if let bytes = try? store.usedBytes() { health.set("ride_log_bytes", bytes) }
+        reportState()
+        // Opened (and checked) on the worker: a large file's check must not hold up the gateway's start.
+        queue.async { [self] in
+            _ = openStore()
+        }
     }
 
     public func apply(_ effect: Effect) {
@@ -97,39 +110,96 @@ public final class RideLogSink: EffectSink, @unchecked Sendable {
                     return batch.entries
                 }
                 let now = pending.lastPointTime
-                flush()
-                finishRides(includingNewest: true, now: now)
+                flush(now: true)
+                if let store = file.store { finishRides(store, includingNewest: true, now: now) }
+                if !pending.isEmpty || dropped > 0 {
+                    logger.error("the ride log could not be written before the stop; this part of the ride is lost", [
+                        ("ride_log.lost", String(pending.count)), ("ride_log.dropped", String(dropped)), ("error", lastError ?? "-"),
+                    ])
+                }
                 done.resume()
             }
         }
     }
 
-    private func flush() {
-        guard !pending.isEmpty else { return }
+    /// The store, opening it first when it is not open and an attempt is due; says what opening found.
+    private func openStore(now: Bool = false) -> SQLiteRideStore? {
+        do {
+            guard let (store, opened) = try file.open(now: now) else { return nil }
+            if case .recovered(let damage, let aside, let salvage) = opened {
+                logger.error("the ride log was damaged; it was kept aside and what could be read was saved into a new one", [
+                    ("ride_log.damage", damage.message), ("ride_log.kept_as", aside), ("ride_log.rides", String(salvage.rides)),
+                    ("ride_log.points", String(salvage.points)), ("ride_log.unreadable_points", String(salvage.unreadablePoints)),
+                    ("ride_log.damaged_rides", String(salvage.damagedRides)),
+                ])
+            }
+            if opened != nil, lastError != nil {
+                logger.notice("the ride log can be written again", [("ride_log.waiting", String(pending.count))])
+                lastError = nil
+            }
+            if opened != nil, let bytes = try? store.usedBytes() { health.set("ride_log_bytes", bytes) }
+            reportState()
+            return store
+        } catch {
+            failed(error, doing: "open")
+            return nil
+        }
+    }
+
+    /// Writes what waits (`now`: at the stop, whatever the backoff says).
+    private func flush(now: Bool = false) {
+        guard !pending.isEmpty, let store = openStore(now: now) else { return bound() }
         let now = pending.lastPointTime
         do {
             try store.record(entries: pending)
-            if lastError != nil { logger.notice("the ride log can be written again") }
+            if lastError != nil { logger.notice("the ride log can be written again", [("ride_log.written", String(pending.count))]) }
             lastError = nil
             pending.removeAll()
+            reportState()
         } catch {
-            if lastError != error.description {
-                logger.error("cannot write the ride log; points wait in memory", [("error", error.description)])
-                lastError = error.description
-            }
-            if pending.count > Self.maximumPending { pending.removeFirst(pending.count - Self.maximumPending) }
-            return
+            if error.isDamage { file.damaged() }
+            failed(error, doing: "write")
+            return bound()
         }
         let finished = store.takeFinished()
-        if !finished.isEmpty || !keptInLimits { finishRides(includingNewest: false, now: now, announcing: finished) }
+        if !finished.isEmpty || !keptInLimits { finishRides(store, includingNewest: false, now: now, announcing: finished) }
+    }
+
+    /// Said once per cause: why the ride log cannot be used now, and that the entries wait.
+    private func failed(_ error: SpoolError, doing operation: String) {
+        if lastError != error.description {
+            logger.error("cannot \(operation) the ride log; the ride waits in memory (up to an hour) and it is tried again", [
+                ("error", error.description), ("ride_log.retry_s", String(Int(file.retryIn.rounded(.up)))),
+                ("ride_log.waiting", String(pending.count)),
+            ])
+            lastError = error.description
+        }
+        reportState()
+    }
+
+    /// Keeps the entries waiting in memory within their bound, counting what goes.
+    private func bound() {
+        if pending.count > Self.maximumPending {
+            dropped += Int64(pending.count - Self.maximumPending)
+            pending.removeFirst(pending.count - Self.maximumPending)
+        }
+        reportState()
+    }
+
+    private func reportState() {
+        health.set("ride_log", lastError == nil ? "disk" : "memory")
+        health.set("ride_log_waiting", Int64(pending.count))
+        health.set("ride_log_dropped", dropped)
+        health.set("ride_log_recoveries", Int64(file.recoveries))
     }
 
     /// Exports what is due, announces the newest finished ride, applies the limits.
-    private func finishRides(includingNewest: Bool, now: Timestamp?, announcing finished: [Int64] = []) {
+    private func finishRides(_ store: SQLiteRideStore, includingNewest: Bool, now: Timestamp?, announcing finished: [Int64] = []) {
         var rides: [SQLiteRideStore.Ride]
         do {
             rides = try store.rides()
         } catch {
+            if error.isDamage { file.damaged() }
             logger.error("cannot read the ride log to export or prune it", [("error", error.description)])
             return
         }
@@ -138,7 +208,7 @@ public final class RideLogSink: EffectSink, @unchecked Sendable {
             let wanted = Set(policy.exportFormats.map(\.rawValue))
             // Closed rides not yet exported in every format; at a stop the open one too (marked only once it ends).
             for ride in rides where (ride.closed && !wanted.isSubset(of: ride.exported)) || (includingNewest && !ride.closed) {
-                files[ride.id] = export(ride, into: directory)
+                files[ride.id] = export(ride, from: store, into: directory)
             }
             // Read again for the announcement's `exported`; should that fail, it says what the first read did.
             if !files.isEmpty, let again = try? store.rides() { rides = again }
@@ -147,10 +217,11 @@ public final class RideLogSink: EffectSink, @unchecked Sendable {
         if let ride = rides.last(where: { announced.contains($0.id) }) {
             announce(Publication(topic: .ridesLast, payload: RideListing.object(ride, files: files[ride.id] ?? []), retain: true))
         }
-        if let now { keepWithinLimits(now: now) }
+        if let now { keepWithinLimits(store, now: now) }
     }
 
-    private func export(_ ride: SQLiteRideStore.Ride, into directory: String) -> [String] {
+    private func export(_ ride: SQLiteRideStore.Ride, from store: SQLiteRideStore, into directory: String) -> [String] {
+        let exporter = RideExporter(store: store, version: version, thresholdPower: thresholdPower)
         var written: [String] = []
         do throws(SpoolError) {
             for format in policy.exportFormats {
@@ -177,7 +248,7 @@ public final class RideLogSink: EffectSink, @unchecked Sendable {
         return written
     }
 
-    private func keepWithinLimits(now: Timestamp) {
+    private func keepWithinLimits(_ store: SQLiteRideStore, now: Timestamp) {
         keptInLimits = true
         do {
             let removed = try store.prune(maximumBytes: policy.maximumBytes, maximumAgeDays: policy.maximumAgeDays, now: now)

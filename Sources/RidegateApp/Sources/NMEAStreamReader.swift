@@ -31,7 +31,9 @@ struct NMEAStreamReader: Sendable {
                             logger.info("receiver says", [("gps.text", text.text)])
                         }
                         for fix in assembler.consume(sentence) { emit(.gpsFix(fix, at: now)) }
-                        if assembler.rolloverCorrections > 0, !rolloverLogged {
+                        // Said once the receiver keeps doing it: a lone date from before the rollover is a glitch
+                        // (the time reference ignores it), not a receiver that needs correcting.
+                        if assembler.rolloverCorrections >= 3, !rolloverLogged {
                             rolloverLogged = true
                             logger.warning("receiver reports a date before a GPS week rollover; correcting by 1024 weeks",
                                            [("gps.date", assembler.date?.description ?? "?")])

@@ -1,4 +1,5 @@
-/// One log line: `LEVEL label: message key=value …`, values quoted when they contain spaces or quotes.
+/// One log line: `LEVEL label: message key=value …`, values quoted (and escaped) when they contain spaces,
+/// quotes, backslashes or control characters.
 public enum LogLineFormat {
     public static func line(level: Logger.Level, label: String, message: String, metadata: Logger.Metadata) -> String {
         var text = level.name
@@ -10,9 +11,9 @@ public enum LogLineFormat {
             text.append(" ")
             text.append(key)
             text.append("=")
-            if value.isEmpty || value.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" }) {
+            if value.isEmpty || value.unicodeScalars.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" || $0 == "\\" || $0.value < 0x20 || $0.value == 0x7F }) {
                 text.append("\"")
-                text.append(value.replacingAll("\"", with: "\\\""))
+                text.append(escaped(value))
                 text.append("\"")
             } else {
                 text.append(value)
@@ -32,13 +33,23 @@ public enum LogLineFormat {
         case .critical: 2
         }
     }
-}
 
-extension String {
-    func replacingAll(_ target: Character, with replacement: String) -> String {
+    /// A value inside quotes: quotes and backslashes escaped, and control characters, so that a value from outside
+    /// (a sensor's name, a receiver's text, SQLite's report) can never start a line of its own.
+    static func escaped(_ value: String) -> String {
         var out = ""
-        for character in self {
-            if character == target { out.append(replacement) } else { out.append(character) }
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": out.append("\\\"")
+            case "\\": out.append("\\\\")
+            case "\n": out.append("\\n")
+            case "\r": out.append("\\r")
+            case "\t": out.append("\\t")
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                let hex = String(scalar.value, radix: 16)
+                out.append("\\x" + (hex.count < 2 ? "0" : "") + hex)
+            default: out.unicodeScalars.append(scalar)
+            }
         }
         return out
     }

@@ -11,6 +11,8 @@ extension GatewayCore {
         json.add("uptime_s", now - (startedAt ?? now), decimals: 0)
         json.add("clock_trusted", time.isTrusted)
         json.add("clock_offset_s", time.systemClockOffset, decimals: 3)
+        json.add("gps_time_rejected", time.rejectedEpochs)
+        json.add("gps_time_steps", time.steps)
         json.add("strap_reconnects", sensorLosses.filter { $0.key.kind == .heartRate }.values.reduce(0, +))
         json.add("sensor_reconnects", sensorLosses.filter { $0.key.kind != .heartRate }.values.reduce(0, +))
         json.add("coalesced", coalesced.values.reduce(0, +))

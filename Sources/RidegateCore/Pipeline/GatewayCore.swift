@@ -37,6 +37,8 @@ public struct GatewayCore: Sendable {
         public var positionInterval: Double = 5
         /// Send the system clock's offset from GPS time to a time daemon (`gps.chrony_socket`).
         public var clockSamples = false
+        /// How far (seconds) a fix's time may stray from the established GPS time before it is rejected.
+        public var gpsTimeTolerance = 2.0
 
         public init(zones: ZoneBoundaries, zoneMarginBPM: Int = 2, zoneDwellSeconds: Double = 3,
                     autoPauseSpeed: Double = 1.0, rideSummaryInterval: Double = 10, heartRateEnabled: Bool = true,
@@ -98,9 +100,12 @@ public struct GatewayCore: Sendable {
     public var healthInterval: Double = 60
     /// Readings held back by the rate limits, per topic.
     public internal(set) var coalesced: [String: Int] = [:]
+    /// GPS epochs rejected for their time, for the log (said once a minute at most, counted).
+    var timeRejections = RepeatedProblem(interval: 60)
 
     public init(settings: Settings) {
         self.settings = settings
+        time = TimeReference(tolerance: settings.gpsTimeTolerance)
         ride = RideTracker(autoPauseSpeed: settings.autoPauseSpeed)
         zone = ZoneTracker(zones: settings.zones, margin: settings.zoneMarginBPM, dwellSeconds: settings.zoneDwellSeconds)
         wheel = WheelDistance(fallbackAfter: settings.wheelFallbackAfter)
@@ -206,38 +211,7 @@ public struct GatewayCore: Sendable {
             }
 
         case .gpsFix(let fix, let at):
-            time.anchor(to: fix, receivedAt: at)
-            if time.isTrusted, recorder.hasHeldPoints {
-                let reference = time
-                effects += recorder.release { reference.utc(for: $0) }.map { .record($0) }
-            }
-            if settings.clockSamples, let sample = clockSample(fix, at: at) { effects.append(.clockSample(sample)) }
-            let ts = fix.time ?? time.utc(for: at)
-            ride.add(fix)
-            if fix.hasPosition, let time = fix.time { elevation.add(altitude: fix.altitudeMSL, hdop: fix.hdop, at: time) }
-            wheel.add(fix, at: at.monotonicSeconds)
-            if fix.hasPosition, let time = fix.time {
-                effects += logged(recorder.fix(fix, time: time, distance: ride.summary.distanceMeters, moving: ride.summary.isMoving,
-                                               now: at.monotonicSeconds))
-            }
-            if admit(Topic.gps.name, at: ts, interval: settings.gpsMinimumInterval) {
-                let seq = nextSequence(Topic.gps.name)
-                effects.append(.publish(Publication(topic: .gps, payload: Payloads.gps(fix, ride: ride.summary, ts: ts, seq: seq), sequence: seq)))
-            }
-            effects += gpsStateEffects(fix.hasPosition ? .ok : .noFix, ts: ts)
-            if fix.hasPosition, let lat = fix.latitude, let lon = fix.longitude,
-               lastPosition.map({ ts - $0 >= settings.positionInterval || ts < $0 }) ?? true {
-                lastPosition = ts
-                effects.append(.publish(Publication(topic: .position, payload: Payloads.position(
-                    latitude: lat, longitude: lon, hdop: fix.hdop, ts: ts), retain: true)))
-            }
-            if fix.hasPosition, lastRideSummary.map({ ts - $0 >= settings.rideSummaryInterval }) ?? true {
-                lastRideSummary = ts
-                effects.append(.publish(rideSummary(ts: ts)))
-            }
-            if fix.hasPosition, time.isTrusted, let lat = fix.latitude, let lon = fix.longitude {
-                effects += sunEffects(latitude: lat, longitude: lon, now: ts)
-            }
+            effects += gpsFix(fix, at: at)
 
         case .gpsState(let state, let at):
             effects += gpsStateEffects(state, ts: time.utc(for: at))

@@ -34,4 +34,6 @@ public enum Effect: Sendable, Equatable {
     case record(RideLogEntry)
     /// Compare the system clock with GPS time (chrony's refclock), at most once per GPS second.
     case clockSample(ClockSample)
+    /// Say this in the log (what the core found wrong with its input, already counted and rate-limited).
+    case log(LogRecord)
 }

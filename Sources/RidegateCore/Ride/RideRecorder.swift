@@ -72,11 +72,13 @@ public struct RideRecorder: Sendable {
 
     public var hasHeldPoints: Bool { !held.isEmpty }
 
-    /// The held-back points, dated now that the clock can be (`date`: a receive time's UTC).
-    public mutating func release(dating date: (ReceiveTime) -> Timestamp) -> [RideLogEntry] {
+    /// The held-back points, dated now that the clock can be (`date`: a receive time's UTC). Those received from
+    /// `fixesFrom` (monotonic seconds) on are dropped: the fixes the clock was established by cover that time.
+    public mutating func release(fixesFrom: Double? = nil, dating date: (ReceiveTime) -> Timestamp) -> [RideLogEntry] {
         defer { held.removeAll() }
         var last: Timestamp?
         return held.compactMap { entry in
+            if let fixesFrom, entry.received.monotonicSeconds >= fixesFrom { return nil }
             var point = entry.point
             point.time = date(entry.received)
             guard last.map({ point.time.secondsSince1970.rounded(.down) > $0.secondsSince1970.rounded(.down) }) ?? true else { return nil }

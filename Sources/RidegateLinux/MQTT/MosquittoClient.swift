@@ -425,7 +425,7 @@ public final class MosquittoClient: @unchecked Sendable {
         json.add("spool_recoveries", store.recoveries)
         json.add("mqtt_connects", connection.delivery.connects)
         json.add("replayed", connection.delivery.replayedCount)
-        for (key, value) in healthFields.members { json.add(key, Int(value)) }
+        healthFields.add(to: &json)
         var completed = health
         completed.payload = json.finish()
         return completed

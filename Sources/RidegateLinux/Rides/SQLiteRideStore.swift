@@ -35,6 +35,8 @@ public final class SQLiteRideStore: @unchecked Sendable {
     public static var schemaVersion: Int { RideLogSchema.steps.count }
 
     public let path: String
+    /// Opened only to read (a read-only state directory): nothing can be marked or removed.
+    public let readOnly: Bool
     public let newRideAfter: Double
     /// The zones and the rider the totals are counted for.
     public let context: RideStatistics.Context
@@ -55,6 +57,7 @@ public final class SQLiteRideStore: @unchecked Sendable {
 
     public init(path: String, newRideAfter: Double = 30 * 60, context: RideStatistics.Context = .init(), readOnly: Bool = false) throws(SpoolError) {
         self.path = path
+        self.readOnly = readOnly
         self.newRideAfter = newRideAfter
         self.context = context
         if !readOnly, path.hasPrefix("/") {
@@ -64,7 +67,7 @@ public final class SQLiteRideStore: @unchecked Sendable {
                 Glibc.close(fd)
             }
         }
-        let handle = try SQLiteCalls.open(path, flags: readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE))
+        let handle = readOnly ? try SQLiteCalls.openReadOnly(path) : try SQLiteCalls.open(path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
         db = handle
         sqlite3_busy_timeout(handle, 2000)
         guard !readOnly else { return }
@@ -143,19 +146,23 @@ public final class SQLiteRideStore: @unchecked Sendable {
                         distance: sqlite3_column_double(statement, 5))
     }
 
-    /// Rides from schema 1 had no names: each is named from its first point.
-    private func nameUnnamedRides() throws(SpoolError) {
+    /// Rides without a name (from schema 1, or rebuilt by a salvage) are named from their first point with a
+    /// position, or as indoor rides from their start.
+    func nameUnnamedRides() throws(SpoolError) {
         let statement = try prepare("""
-            SELECT r.id, p.time, p.lat, p.lon FROM rides r JOIN points p ON p.ride = r.id
-            WHERE r.name IS NULL AND p.time = (SELECT min(time) FROM points WHERE ride = r.id)
+            SELECT r.id, r.start, p.lat, p.lon FROM rides r LEFT JOIN points p ON p.ride = r.id
+                AND p.time = (SELECT min(time) FROM points WHERE ride = r.id AND lat IS NOT NULL AND lon IS NOT NULL)
+            WHERE r.name IS NULL
             """)
+        defer { sqlite3_finalize(statement) }
         var names: [(Int64, String)] = []
-        while sqlite3_step(statement) == SQLITE_ROW {
-            names.append((sqlite3_column_int64(statement, 0), RideName.make(
-                start: Timestamp(secondsSince1970: sqlite3_column_double(statement, 1)),
-                latitude: sqlite3_column_double(statement, 2), longitude: sqlite3_column_double(statement, 3))))
+        while try step(statement, "read the unnamed rides") {
+            let start = Timestamp(secondsSince1970: sqlite3_column_double(statement, 1))
+            let placed = sqlite3_column_type(statement, 2) != SQLITE_NULL && sqlite3_column_type(statement, 3) != SQLITE_NULL
+            names.append((sqlite3_column_int64(statement, 0), placed
+                ? RideName.make(start: start, latitude: sqlite3_column_double(statement, 2), longitude: sqlite3_column_double(statement, 3))
+                : RideName.make(start: start)))
         }
-        sqlite3_finalize(statement)
         let update = try prepare("UPDATE rides SET name = ?1 WHERE id = ?2")
         defer { sqlite3_finalize(update) }
         for (id, name) in names {

@@ -1,4 +1,5 @@
 import CSQLite
+import Glibc
 import CSQLiteShim
 
 /// The SQLite C calls the spool and the ride log share, with their failures as `SpoolError` (the message
@@ -22,6 +23,19 @@ enum SQLiteCalls {
             throw SpoolError(path: path, operation: "open", message: message, code: code)
         }
         return handle
+    }
+
+    /// Opens a file only to read it. In a directory this process cannot write (a read-only mount, a copy on a
+    /// CD), SQLite could not make the WAL's shared-memory file a reader needs: the file is then opened as
+    /// immutable, which it is there (nothing can be writing it).
+    static func openReadOnly(_ path: String) throws(SpoolError) -> OpaquePointer {
+        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        guard access(directory.isEmpty ? "/" : directory, W_OK) != 0 else { return try open(path, flags: SQLITE_OPEN_READONLY) }
+        // A URI: the three characters that would end the path are escaped.
+        let escaped = path.utf8.flatMap { byte -> [UInt8] in
+            [UInt8(ascii: "%"), UInt8(ascii: "?"), UInt8(ascii: "#")].contains(byte) ? Array("%\(String(byte, radix: 16))".utf8) : [byte]
+        }
+        return try open("file:\(String(decoding: escaped, as: UTF8.self))?immutable=1", flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI)
     }
 
     /// Made once, before the first connection (SQLite takes them only before it initialises): no memory

@@ -379,7 +379,8 @@ public struct SpoolError: Error, Sendable, CustomStringConvertible {
         self.code = code
     }
 
-    public var description: String { "spool \(path): \(operation): \(message)" }
+    /// The file names itself (spool.sqlite, rides.sqlite): one error type for both SQLite files.
+    public var description: String { "\(path): \(operation): \(message)" }
 
     /// The file is damaged (not a database, or its pages are corrupt): keep it aside and start a new one.
     public var isDamage: Bool { [SQLITE_CORRUPT, SQLITE_NOTADB].contains(code & 0xFF) }

@@ -15,7 +15,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let socket = "\(dir)/gps.sock"
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker.start()
         let pty = try PseudoTerminal()
         try """
             device_id = "c"

@@ -6,7 +6,7 @@ import Testing
 @Suite(.serialized) struct CommandTests {
     @Test("Heart rate, zone, speed and distance arrive over MQTT within 10 s; SIGTERM publishes offline and exits 0")
     func demoPublishesAndStopsCleanly() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker.start()
         let sub = try MQTTSubscriber(port: broker.port, topic: "ridegate/e2e/#")
         let started = Date()
         let demo = try ChildProcess(RidegateAppTestsPaths.executable,
@@ -43,7 +43,7 @@ import Testing
         let retainedHealth = try #require(try await MQTTSubscriber.retained(port: broker.port, topic: "ridegate/e2e/health").first)
         let health = retainedHealth.json
         let numbers = ["uptime_s", "clock_offset_s", "strap_reconnects", "sensor_reconnects", "coalesced", "spool_depth", "spool_dropped", "spool_recoveries", "mqtt_connects", "replayed",
-                       "ride_log_bytes", "rides_removed"]
+                       "ride_log_bytes", "rides_removed", "gps_time_rejected", "gps_time_steps", "ride_log_waiting", "ride_log_dropped", "ride_log_recoveries"]
         for key in numbers {
             // A JSON number (Foundation on Linux reads true/false as numbers too, so look at the text).
             let text = retainedHealth.payload
@@ -55,7 +55,8 @@ import Testing
         #expect(health["spool_mode"] as? String == "disk" && health["spool_recoveries"] as? Int == 0)
         #expect(health["mqtt_connects"] as? Int == 1 && health["spool_dropped"] as? Int == 0 && health["strap_reconnects"] as? Int == 0)
         #expect((health["ts"] as? String)?.hasPrefix("2026-06-21T") == true)
-        #expect(Set(health.keys) == Set(numbers + ["ts", "clock_trusted", "gps_state", "spool_mode"]), "undocumented or missing: \(health.keys.sorted())")
+        #expect(health["ride_log"] as? String == "disk" && health["ride_log_waiting"] as? Int == 0 && health["ride_log_dropped"] as? Int == 0)
+        #expect(Set(health.keys) == Set(numbers + ["ts", "clock_trusted", "gps_state", "spool_mode", "ride_log"]), "undocumented or missing: \(health.keys.sorted())")
         #expect((health["ride_log_bytes"] as? Int ?? 0) > 0 && health["rides_removed"] as? Int == 0)
 
         // The last ride summary is retained and marked final, with the strap's totals; the ride log names the ride.
@@ -191,7 +192,7 @@ import Testing
 
     @Test("SIGHUP, SIGUSR1 and SIGUSR2 are not death: a log line each, the ride goes on; SIGQUIT stops it in order")
     func signalsThatDoNotKill() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker.start()
         let sub = try MQTTSubscriber(port: broker.port, topic: "ridegate/sig/#")
         let demo = try ChildProcess(RidegateAppTestsPaths.executable,
                                     ["demo", "--broker", "127.0.0.1:\(broker.port)", "--speed", "10", "--device-id", "sig"], captureOutput: true)
@@ -213,7 +214,7 @@ import Testing
 
     @Test("State is the rider's own: directory 0700, spool and position files 0600, whatever the umask")
     func stateFileModes() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker.start()
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("rg-modes-\(UUID().uuidString)").path
         let old = umask(0o022)
         defer { umask(old) }

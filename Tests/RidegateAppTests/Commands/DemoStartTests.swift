@@ -13,7 +13,7 @@ import Testing
 
     @Test("By default the replayed ride starts now: GPS time, the sun's day and the ride's name are today's, clock_offset_s small")
     func ridesToday() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker.start()
         let sub = try MQTTSubscriber(port: broker.port, topic: "ridegate/today/#")
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("rg-today-\(UUID().uuidString)").path
         let started = Date()

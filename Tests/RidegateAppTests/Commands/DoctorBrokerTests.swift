@@ -23,13 +23,13 @@ import Testing
         #expect(refused.contains("connection refused: nothing listens on 127.0.0.1:\(port)"), "\(refused)")
         let unresolved = try await brokerLine(host: "nonexistent.invalid", port: 1883)
         #expect(unresolved.contains("cannot resolve the broker's host name"), "\(unresolved)")
-        let broker = try MosquittoBroker(extraConfig: "allow_anonymous false\n")
+        let broker = try await MosquittoBroker.start(extraConfig: "allow_anonymous false\n")
         let login = try await brokerLine(host: "127.0.0.1", port: broker.port)
         #expect(login.contains("refused"), "\(login)")
         // It answered at the first refusal: one CONNECT reached the broker (a retry would come a second later).
         let attempts = broker.logText.components(separatedBy: "Sending CONNACK").count - 1
         #expect(attempts == 1, "\(attempts) connection attempts: \(broker.logText.suffix(600))")
-        let good = try MosquittoBroker()
+        let good = try await MosquittoBroker.start()
         let connected = try await brokerLine(host: "127.0.0.1", port: good.port)
         #expect(connected.contains("connected to 127.0.0.1:\(good.port)"), "\(connected)")
     }

@@ -18,7 +18,7 @@ import Testing
 
     @Test("The demo: every config passes the schema; its own id; after SIGTERM no discovery and no state claiming life")
     func demo() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker.start()
         let sub = try MQTTSubscriber(port: broker.port, topic: "#")
         let demo = try ChildProcess(RidegateAppTestsPaths.executable,
                                     ["demo", "--broker", "127.0.0.1:\(broker.port)", "--speed", "20"], captureOutput: true)
@@ -85,7 +85,7 @@ import Testing
 
     @Test("GPS and heart rate off: only the sun is announced, and what an earlier run announced is removed")
     func disabledFeatures() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker.start()
         let publish = try Executables.find("mosquitto_pub", hint: "apt-get install mosquitto-clients").path
         // What an earlier release (with object_id) left retained for this gateway.
         for (component, key) in [("sensor", "heart_rate"), ("device_tracker", "position")] {

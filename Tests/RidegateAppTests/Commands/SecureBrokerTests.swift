@@ -30,7 +30,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         try await Self.makeCertificates(in: dir)
         try await Self.run("mosquitto_passwd", ["-b", "-c", "\(dir)/passwd", "rider", "s3cret pass"])
-        let broker = try MosquittoBroker(extraConfig: """
+        let broker = try await MosquittoBroker.start(extraConfig: """
             allow_anonymous false
             password_file \(dir)/passwd
             cafile \(dir)/ca.crt
@@ -89,7 +89,7 @@ import Testing
             ("wrong-name", "ca.crt", "elsewhere"),   // trusted CA, but issued for elsewhere.example
         ]
         for c in cases {
-            let broker = try MosquittoBroker(extraConfig: """
+            let broker = try await MosquittoBroker.start(extraConfig: """
                 cafile \(dir)/ca.crt
                 certfile \(dir)/\(c.certificate).crt
                 keyfile \(dir)/\(c.certificate).key

@@ -43,7 +43,7 @@ import Testing
 
     @Test("READY=1 once running, WATCHDOG=1 while the pipeline moves, STOPPING=1 on SIGTERM")
     func notifiesSystemd() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker.start()
         let notify = try NotifySocket()
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rg-svc-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -72,7 +72,7 @@ import Testing
 
     @Test("doctor: a talking GPS on a pty and a reachable broker pass; exit 0; a missing device fails with a fix")
     func doctor() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker.start()
         let pty = try PseudoTerminal()
         defer { pty.close() }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rg-doc-\(UUID().uuidString)").path

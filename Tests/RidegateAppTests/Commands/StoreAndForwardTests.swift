@@ -19,7 +19,7 @@ import Testing
     @Test("Outage, SIGKILL and restart lose nothing: every seq arrives, in order per topic")
     func nothingLost() async throws {
         let port = try FreePort.loopback()
-        var broker = try MosquittoBroker(port: port, persistence: true)
+        var broker = try await MosquittoBroker.start(port: port, persistence: true)
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("rg-sf-\(UUID().uuidString)").path
         let subscriberArguments = ["-c", "-i", "sf-\(port)", "-q", "1"]
         var sub = try MQTTSubscriber(port: port, topic: "ridegate/sf/#", extraArguments: subscriberArguments)
@@ -37,7 +37,7 @@ import Testing
 
         demo = try ChildProcess(RidegateAppTestsPaths.executable, demoArguments, captureOutput: true)
         try await TestTime.pause(1) // still no broker: the restarted gateway spools too
-        broker = try MosquittoBroker(port: port, persistence: true, directory: broker.directory)
+        broker = try await MosquittoBroker.start(port: port, persistence: true, directory: broker.directory)
         sub = try MQTTSubscriber(port: port, topic: "ridegate/sf/#", extraArguments: subscriberArguments)
         let after = await sub.wait(timeout: 30) { messages in
             // Enough live readings after the replay to know the backlog is through.

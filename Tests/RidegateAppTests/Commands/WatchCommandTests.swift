@@ -39,7 +39,7 @@ import Testing
     func watchInTmux() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rg-watch-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker.start()
         try "units = \"imperial\"\nclock = \"12h\"\n[mqtt]\nhost = \"127.0.0.1\"\nport = \(broker.port)\n".write(toFile: "\(dir)/c.toml", atomically: true, encoding: .utf8)
         let demo = try ChildProcess(RidegateAppTestsPaths.executable,
                                     ["demo", "--broker", "127.0.0.1:\(broker.port)", "--device-id", "w", "--speed", "10"], captureOutput: true)
@@ -48,7 +48,7 @@ import Testing
                            "\(RidegateAppTestsPaths.executable) watch --config \(dir)/c.toml --device-id w; echo watch exited $?; sleep 60"])
 
         let filled = try await Self.pane(session, timeout: TestTime.seconds(30)) { text in
-            text.contains("bpm") && text.contains("mph") && text.contains("mi ·") && text.contains("demo-strap connected")
+            text.contains("bpm") && text.contains("mph") && text.contains("mi ·") && text.contains("demo-strap connected") && text.contains("sunset")
         }
         #expect(filled.contains("Gateway    online"), "\(filled)")
         #expect(filled.range(of: #"Heart rate \d+ bpm · zone \d"#, options: .regularExpression) != nil, "\(filled)")
@@ -70,7 +70,7 @@ import Testing
         #expect(offline.contains("Gateway    offline"), "\(offline)")
         // "Ctrl-C to leave", as the title says (it once did nothing: the signal watch ended with its owner).
         _ = try await Self.tmux(["send-keys", "-t", session, "C-c"])
-        let left = try await Self.pane(session, timeout: TestTime.seconds(10)) { $0.contains("watch exited") }
+        let left = try await Self.pane(session, timeout: TestTime.seconds(20)) { $0.contains("watch exited") }
         #expect(left.contains("watch exited 0"), "\(left)")
         try await Self.tmux(["kill-server"])
     }
@@ -90,7 +90,7 @@ import Testing
         #expect(refused.contains("127.0.0.1:\(port)") && refused.contains("Connection refused"), "\(refused)")
         let unresolved = try await onceCannotReach("nonexistent.invalid:1883")
         #expect(unresolved.contains("cannot resolve the broker's host name"), "\(unresolved)")
-        let broker = try MosquittoBroker(extraConfig: "allow_anonymous false\n")
+        let broker = try await MosquittoBroker.start(extraConfig: "allow_anonymous false\n")
         let login = try await onceCannotReach("127.0.0.1:\(broker.port)")
         #expect(login.contains("refused") && login.contains("authori"), "\(login)")
     }

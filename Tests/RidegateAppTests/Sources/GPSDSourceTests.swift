@@ -16,7 +16,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let ride = try String(contentsOfFile: RidegateAppTestsPaths.repository + "/demo/ride.nmea", encoding: .utf8)
         try ride.split(separator: "\n").prefix(600).joined(separator: "\n").appending("\n").write(toFile: dir + "/ride.nmea", atomically: true, encoding: .utf8)
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker.start()
         let gpsdPort = try FreePort.loopback()
         try """
             device_id = "g"

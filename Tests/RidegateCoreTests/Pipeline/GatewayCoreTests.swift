@@ -60,7 +60,10 @@ import Testing
     func gpsTimeReference() {
         var c = core()
         let gpsTime = Timestamp(secondsSince1970: 1_782_057_600) // 2026-06-21T16:00:00Z
-        _ = c.handle(.gpsFix(GPSFix(time: gpsTime, mode: .threeD, latitude: 40, longitude: -105), at: at(10)))
+        // Three epochs agreeing along the monotonic clock establish the reference.
+        for dt in [-2.0, -1, 0] {
+            _ = c.handle(.gpsFix(GPSFix(time: gpsTime + dt, mode: .threeD, latitude: 40, longitude: -105), at: at(10 + dt)))
+        }
         let p = publications(c.handle(.heartRate(strap: "s1", HeartRateMeasurement(beatsPerMinute: 100), at: at(12.5))))
         #expect(p[0].payload.contains(#""ts":"2026-06-21T16:00:02.500Z""#))
         #expect(p[0].payload.contains(#""clock_trusted":true"#))
@@ -98,10 +101,13 @@ import Testing
         func fix(_ dt: Double) -> SourceEvent {
             .gpsFix(GPSFix(time: start + dt, mode: .threeD, latitude: 40.015, longitude: -105.2705), at: at(dt))
         }
+        // The first two epochs wait for the third to agree with them (the time reference); then all three count.
+        #expect(publications(c.handle(fix(-2)) + c.handle(fix(-1))).isEmpty)
         let first = publications(c.handle(fix(0))).filter { $0.topic == "sun" }
-        #expect(first.count == 1 && first[0].retain)
+        try #require(first.count == 1)
+        #expect(first[0].retain)
         #expect(first[0].payload.contains(#""sunset_warning":false"#))
-        #expect(first[0].payload.contains(#""seconds_to_sunset":2012"#))
+        #expect(first[0].payload.contains(#""seconds_to_sunset":2014"#))
         #expect(publications(c.handle(fix(30))).filter { $0.topic == "sun" }.isEmpty)
         let later = publications(c.handle(fix(240))).filter { $0.topic == "sun" }
         #expect(later.count == 1)
@@ -119,7 +125,9 @@ import Testing
         #expect(sun[0].payload.contains(#""clock_trusted":false"#))
         #expect(!effects.contains(.rememberPosition(latitude: 51.5, longitude: -0.13)))
         // The first real fix far away is remembered.
-        let moved = c.handle(.gpsFix(GPSFix(time: Timestamp(secondsSince1970: 1_782_057_600), mode: .threeD, latitude: 40, longitude: -105), at: at(1)))
+        let moved = [1.0, 2, 3].flatMap { s in
+            c.handle(.gpsFix(GPSFix(time: Timestamp(secondsSince1970: 1_782_057_600 + s), mode: .threeD, latitude: 40, longitude: -105), at: at(s)))
+        }
         #expect(moved.contains(.rememberPosition(latitude: 40, longitude: -105)))
     }
 
@@ -142,10 +150,13 @@ import Testing
             GPSFix(time: Timestamp(secondsSince1970: t0 + dt), mode: lat == nil ? .noFix : .threeD, latitude: lat, longitude: lat.map { _ in -105 })
         }
         #expect(!publications(c.handle(.gpsFix(fix(0, lat: nil), at: at(0)))).contains { $0.topic == "position" })
-        let first = try #require(publications(c.handle(.gpsFix(fix(1, lat: 40), at: at(1)))).first { $0.topic == "position" })
-        #expect(first.retain && first.sequence == nil)
-        #expect(first.payload == #"{"ts":"2026-06-21T16:00:01.000Z","latitude":40,"longitude":-105,"gps_accuracy":5}"#)
-        #expect(!publications(c.handle(.gpsFix(fix(3, lat: 40.001), at: at(3)))).contains { $0.topic == "position" })
+        // The first fixes wait for the time reference (three agreeing epochs), then count in order: one position.
+        #expect(!publications(c.handle(.gpsFix(fix(1, lat: 40), at: at(1))) + c.handle(.gpsFix(fix(2, lat: 40), at: at(2)))).contains { $0.topic == "position" })
+        let positions = publications(c.handle(.gpsFix(fix(3, lat: 40), at: at(3)))).filter { $0.topic == "position" }
+        try #require(positions.count == 1)
+        #expect(positions[0].retain && positions[0].sequence == nil)
+        #expect(positions[0].payload == #"{"ts":"2026-06-21T16:00:01.000Z","latitude":40,"longitude":-105,"gps_accuracy":5}"#)
+        #expect(!publications(c.handle(.gpsFix(fix(4, lat: 40.001), at: at(4)))).contains { $0.topic == "position" })
         #expect(!publications(c.handle(.gpsFix(fix(6, lat: nil), at: at(6)))).contains { $0.topic == "position" })
         #expect(publications(c.handle(.gpsFix(fix(6.5, lat: 40.002), at: at(6.5)))).contains { $0.topic == "position" })
     }
@@ -157,7 +168,9 @@ import Testing
         discovery.removeAtStop = true
         settings.homeAssistant = discovery
         var c = GatewayCore(settings: settings)
-        _ = c.handle(.gpsFix(GPSFix(time: Timestamp(secondsSince1970: 1_782_057_600), mode: .threeD, latitude: 40, longitude: -105), at: at(1)))
+        for s in [0.0, 0.5, 1] {
+            _ = c.handle(.gpsFix(GPSFix(time: Timestamp(secondsSince1970: 1_782_057_599 + s), mode: .threeD, latitude: 40, longitude: -105), at: at(s)))
+        }
         _ = c.handle(.sensorState(.strap("s1"), .connected, at: at(2)))
         _ = c.handle(.sensorDetails(.strap("s1"), SensorDetails(name: "H10", bodyLocation: nil, batteryPercent: 80), at: at(3)))
         _ = c.handle(.heartRate(strap: "s1", HeartRateMeasurement(beatsPerMinute: 120), at: at(3.5)))
@@ -241,12 +254,15 @@ import Testing
         var settings = GatewayCore.Settings(zones: .percentOfMax(190, percentages: [50, 60, 70, 80, 90]))
         settings.readingQoS = qos
         var core = GatewayCore(settings: settings)
-        let at = ReceiveTime(monotonicSeconds: 1, system: Timestamp(secondsSince1970: 1_782_057_600))
-        let fix = GPSFix(time: Timestamp(secondsSince1970: 1_782_057_600), mode: .threeD, latitude: 40, longitude: -105)
-        let out = core.handle(.gpsFix(fix, at: at)) + core.handle(.heartRate(strap: "s1", HeartRateMeasurement(beatsPerMinute: 120), at: at))
+        func at(_ s: Double) -> ReceiveTime { ReceiveTime(monotonicSeconds: s, system: Timestamp(secondsSince1970: 1_782_057_600 + s)) }
+        // Three epochs establish the time reference; then a heart rate.
+        let out = [0.0, 1, 2].flatMap { s in
+            core.handle(.gpsFix(GPSFix(time: Timestamp(secondsSince1970: 1_782_057_600 + s), mode: .threeD, latitude: 40, longitude: -105), at: at(s)))
+        } + core.handle(.heartRate(strap: "s1", HeartRateMeasurement(beatsPerMinute: 120), at: at(2.5)))
         let publications = out.compactMap { if case .publish(let p) = $0 { p } else { nil } }
         let readings = publications.filter { ["gps", "heart_rate", "ride"].contains($0.topic) }
-        #expect(readings.count == 3 && readings.allSatisfy { $0.qos == qos }, "\(readings.map { ($0.topic, $0.qos) })")
+        #expect(Set(readings.map(\.topic)) == ["gps", "heart_rate", "ride"])
+        #expect(readings.allSatisfy { $0.qos == qos }, "\(readings.map { ($0.topic, $0.qos) })")
         #expect(publications.filter(\.retain).allSatisfy { $0.qos == 1 })
     }
 }

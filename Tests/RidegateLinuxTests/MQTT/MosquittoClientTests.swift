@@ -25,7 +25,7 @@ import Testing
 
     @Test("Publishes under the prefix, announces online (retained) and says offline on shutdown")
     func publishAndStatus() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker.start()
         let sub = try MQTTSubscriber(port: broker.port, topic: "rg/#")
         let c = try client(port: broker.port)
         try c.start()
@@ -47,7 +47,7 @@ import Testing
     @Test("Messages published while the broker is down are delivered, in order, when it comes back")
     func survivesBrokerOutage() async throws {
         let port = try FreePort.loopback()
-        var broker = try MosquittoBroker(port: port, persistence: true)
+        var broker = try await MosquittoBroker.start(port: port, persistence: true)
         // A persistent QoS 1 session, so the broker keeps what arrives for it while it is away.
         let subscriberArguments = ["-c", "-i", "outage-test-\(port)", "-q", "1"]
         var sub = try MQTTSubscriber(port: port, topic: "rg/t/#", extraArguments: subscriberArguments)
@@ -57,7 +57,7 @@ import Testing
         sub.stop()
         broker.stop()
         for i in 1...20 { c.publish(Publication(topic: "n", payload: String(i))) }
-        broker = try MosquittoBroker(port: port, persistence: true, directory: broker.directory)
+        broker = try await MosquittoBroker.start(port: port, persistence: true, directory: broker.directory)
         sub = try MQTTSubscriber(port: port, topic: "rg/t/#", extraArguments: subscriberArguments)
         let expected = (1...20).map(String.init)
         let got = await sub.wait(timeout: 15) { Set($0.filter { $0.topic == "rg/t/n" }.map(\.payload)).isSuperset(of: expected) }
@@ -79,7 +79,7 @@ import Testing
 
     @Test("A reading leaves the spool when the broker acknowledges it, not before and not never")
     func acknowledgedReadingsLeaveTheSpool() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker.start()
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("rg-ack-\(UUID().uuidString).sqlite").path
         let (c, sub) = try await onlineClient(broker: broker, store: try SQLiteSpool(path: path, maximumBytes: 10_000_000))
         for i in 1...20 { c.publish(Publication(topic: "n", payload: #"{"i":\#(i)}"#, sequence: i)) }
@@ -98,7 +98,7 @@ import Testing
 
     @Test("While readings flow, the acknowledged ones leave the spool in the next reading's transaction; when none comes, at the acknowledgement sweep")
     func acknowledgementsRideAlongWithTheNextReadings() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker.start()
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("rg-ride-along-\(UUID().uuidString).sqlite").path
         let store = RecordingStore(try SQLiteSpool(path: path, maximumBytes: 10_000_000))
         let (c, sub) = try await onlineClient(broker: broker, store: store)
@@ -124,7 +124,7 @@ import Testing
 
     @Test("While readings flow, a PUBACK wakes nothing of its own (the next reading's turn reads it); a broker that goes away is still seen at once")
     func acknowledgementsWakeNothingOfTheirOwn() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker.start()
         let loop = try EventLoop()
         defer { loop.stop() }
         let store = MemoryReadingStore()
@@ -162,7 +162,7 @@ import Testing
         try c.start()
         try await TestTime.pause(1.5) // at least one refused attempt
         #expect(!c.isConnected)
-        let broker = try MosquittoBroker(port: port)
+        let broker = try await MosquittoBroker.start(port: port)
         let sub = try MQTTSubscriber(port: broker.port, topic: "rg/t/status")
         let online = await sub.wait(timeout: TestTime.seconds(5)) { $0.contains { $0.payload == "online" } }
         #expect(online.contains { $0.payload == "online" })
