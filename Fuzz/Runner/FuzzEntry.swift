@@ -47,6 +47,13 @@ enum FuzzTargetSelection {
 enum FuzzReplay {
     static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == "--fit-seed", arguments.count == 2 {
+            let bytes = FuzzSeeds.fitFile()
+            guard !bytes.isEmpty, let file = fopen(arguments[1], "wb") else { exit(73) }
+            _ = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
+            fclose(file)
+            return
+        }
         if arguments.first == "--att-client-seed", arguments.count == 2 {
             // One recorded session per service mix: `ridegate-fuzz --att-client-seed FILE` writes them all.
             for (suffix, services) in [("strap", [SimulatedSensorPeripheral.Service.heartRate]), ("power", [.cyclingPower]),

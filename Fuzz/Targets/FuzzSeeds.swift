@@ -67,4 +67,26 @@ public enum FuzzSeeds {
             }
         }
     }
+
+    /// A short ride as ridegate writes it (FIT): two minutes with heart rate, power and a lap, for the `fit`
+    /// target's seeds without the reference corpus.
+    public static func fitFile() -> [UInt8] {
+        let points = (0..<120).map { (t: Int) -> RidePoint in
+            let s = Double(t)
+            let latitude: Double = 40 + s * 5 / 111_195
+            let altitude: Double = 1600 + Double(t % 7)
+            return RidePoint(time: Timestamp(secondsSince1970: 1_782_057_600 + s), latitude: latitude, longitude: -105, altitude: altitude,
+                             speed: 5, distance: s * 5, moving: t % 30 < 25, heartRate: 120 + t % 20, cadence: 85, power: 150 + t % 40)
+        }
+        let laps = [LapMark(time: Timestamp(secondsSince1970: 1_782_057_660), trigger: .manual)]
+        guard let summary = RideSummary.of(points, laps: laps, context: .init()) else { return [] }
+        var writer = RideFileFormat.fit.writer(RideExport(summary: summary, name: "Fuzz seed", creator: "ridegate fuzz"))
+        var bytes: [UInt8] = []
+        for point in points {
+            writer.add(point)
+            bytes += writer.take()
+        }
+        writer.finish()
+        return bytes + writer.take()
+    }
 }

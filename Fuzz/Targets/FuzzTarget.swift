@@ -26,6 +26,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case advertising
     /// The config file: size, NUL and depth checks, TOML, validation.
     case config
+    /// A FIT activity (`ridegate demo --ride FILE.fit` reads a head unit's file): definitions, records, the
+    /// activity's messages. A file ridegate writes must read back with every record.
+    case fit
 
     public func run(_ data: [UInt8]) {
         switch self {
@@ -38,7 +41,16 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .management: Self.management(data)
         case .advertising: _ = AdvertisingData(parsing: data).sensorKinds
         case .config: Self.config(data)
+        case .fit: Self.fit(data)
         }
+    }
+
+    static func fit(_ data: [UInt8]) {
+        guard let file = try? FITActivityFile(data) else { return }
+        // What the replay reads of it: every record's values, the sessions, the devices.
+        var seconds = 0.0
+        for record in file.records { seconds += record.time.secondsSince1970 + Double(record.power ?? 0) + (record.latitude ?? 0) }
+        _ = (seconds, file.sessions.first?.thresholdPower, file.devices.map(\.type))
     }
 
     static func nmea(_ data: [UInt8]) {

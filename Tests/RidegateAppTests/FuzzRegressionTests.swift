@@ -39,6 +39,19 @@ import Testing
         #expect(ran > 0, "no kept regression input under \(root)")
     }
 
+    @Test("The fit target's seed: ridegate's own FIT reads back with every record; every cut of it, and each byte flipped, is read or refused, never a trap")
+    func fitSeed() throws {
+        let bytes = FuzzSeeds.fitFile()
+        let file = try FITActivityFile(bytes)
+        #expect(file.records.count == 120 && file.sessions.count == 1)
+        for end in 0..<bytes.count { FuzzTarget.fit.run(Array(bytes[..<end])) }
+        for index in bytes.indices {
+            var flipped = bytes
+            flipped[index] ^= 0xFF
+            FuzzTarget.fit.run(flipped)
+        }
+    }
+
     @Test("A recorded power-meter session replays through the fuzzed-peer target; cut short, it still ends")
     func attClientScript() async {
         let recorded = Observed<[UInt8]>([])
@@ -73,6 +86,10 @@ import Testing
             .management: [[], [0x12, 0x00, 0x00, 0x00, 0xFF, 0xFF], [0x12, 0x00, 0x00, 0x00, 0x0E, 0x00] + Array(repeating: 0xFF, count: 14)],
             .advertising: [[0xFF], [0x02, 0x01], [0x11, 0x07] + Array(repeating: 0, count: 10), [0x00, 0x05, 0x09]],
             .config: [Array("[a.b.c]\nx = [[[[[[1]]]]]]\n".utf8), Array("a = \"\\u0000\"\n".utf8), [0xFF, 0xFE, 0x00], Array("[[sensor]]\n[[sensor]]\nkind = 1\n".utf8)],
+            // A header claiming 4 GB of data, a definition of 255 fields of 255 bytes, a record of a type never defined.
+            .fit: [[14, 0x20, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF] + Array(".FIT".utf8) + [0, 0],
+                   [12, 0x10, 0, 0, 0x40, 0, 0, 0] + Array(".FIT".utf8) + [0x40, 0, 0, 20, 0, 255] + Array(repeating: 0xFF, count: 765),
+                   [12, 0x10, 0, 0, 2, 0, 0, 0] + Array(".FIT".utf8) + [0x05, 0x00]],
         ]
         #expect(Set(inputs.keys) == Set(FuzzTarget.allCases))
         await offPool { for (target, cases) in inputs { for input in cases { target.run(input) } } }

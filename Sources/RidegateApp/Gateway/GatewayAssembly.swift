@@ -242,6 +242,8 @@ public enum GatewayAssembly {
         }
     }
 
+    static let longestPasswordFile = 4096
+
     /// The first line of the password file; refused when its group or others can read it.
     static func readPassword(_ path: String) throws(SetupError) -> String {
         do {
@@ -250,7 +252,8 @@ public enum GatewayAssembly {
                 let who = mode & 0o004 != 0 ? "anyone on the system" : "its group"
                 throw SetupError(description: "\(path): the MQTT password file can be read by \(who); run: chmod 600 \(path)")
             }
-            let text = try TextFile.read(path)
+            // A password is a line: the file is a few bytes, never a FIFO or a device.
+            let text = String(decoding: try SmallFile.read(path, limit: Self.longestPasswordFile), as: UTF8.self)
             return String(text.prefix { $0 != "\n" && $0 != "\r" })
         } catch let error as SetupError {
             throw error

@@ -50,6 +50,8 @@ struct NMEAStreamReader: Sendable {
         } catch {
             logger.debug("GPS read ended", [("gps.error", "\(error)")])
         }
+        // The input ended (unplugged, the demo's recording over): the epoch it was in the middle of still counts.
+        if let last = assembler.flush() { emit(.gpsFix(last, at: clock.now())) }
         statistics.overlong += splitter.overlongLines
         return statistics
     }

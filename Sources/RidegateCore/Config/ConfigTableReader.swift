@@ -36,13 +36,18 @@ struct ConfigTableReader {
         try ConfigTableReader(file: file, path: keyPath(key), node: node(key))
     }
 
-    mutating func string(_ key: String, default value: String) throws(ConfigError) -> String {
-        try optionalString(key) ?? value
+    /// No string here needs more (a path is at most 4095 bytes): a longer one is a mistake, refused at
+    /// `--check-config` rather than by whatever meets it later.
+    static let longestString = 4095
+
+    mutating func string(_ key: String, default value: String, maxBytes: Int = longestString) throws(ConfigError) -> String {
+        try optionalString(key, maxBytes: maxBytes) ?? value
     }
 
-    mutating func optionalString(_ key: String) throws(ConfigError) -> String? {
+    mutating func optionalString(_ key: String, maxBytes: Int = longestString) throws(ConfigError) -> String? {
         guard let n = node(key) else { return nil }
         guard case .string(let s) = n.value else { throw error(key, n, "\(n.rendered) is \(n.typeName); expected a string in quotes") }
+        guard s.utf8.count <= maxBytes else { throw error(key, n, "is \(s.utf8.count) bytes long; at most \(maxBytes)") }
         return s
     }
 
@@ -109,6 +114,7 @@ struct ConfigTableReader {
         var result: [String] = []
         for item in items {
             guard case .string(let s) = item.value else { throw error(key, n, "\(item.rendered) in the array is \(item.typeName); expected strings") }
+            guard s.utf8.count <= Self.longestString else { throw error(key, n, "has a string \(s.utf8.count) bytes long; at most \(Self.longestString)") }
             result.append(s)
         }
         return result

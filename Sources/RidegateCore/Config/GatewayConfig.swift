@@ -1,6 +1,9 @@
 /// Everything the daemon can be told, with its defaults. Every key is documented in docs/config.md; keep
 /// the two in step.
 public struct GatewayConfig: Sendable, Equatable {
+    /// `mqtt.prefix` and `homeassistant_prefix`: topics stay far below MQTT's 65 535 bytes and readable.
+    static let longestPrefix = 200
+
     public struct MQTT: Sendable, Equatable {
         public var host = "localhost"
         public var port = 1883
@@ -203,17 +206,18 @@ public struct GatewayConfig: Sendable, Equatable {
         }
 
         var m = try top.subtable("mqtt")
-        mqtt.host = try m.string("host", default: mqtt.host)
+        mqtt.host = try m.string("host", default: mqtt.host, maxBytes: 253) // the longest DNS name
         if let problem = BrokerAddress.hostProblem(mqtt.host) { throw m.error("host", m.table["host"], "\"\(mqtt.host)\": \(problem)") }
         mqtt.port = try m.integer("port", default: mqtt.port, range: 1...65535)
-        mqtt.prefix = try m.string("prefix", default: mqtt.prefix)
+        mqtt.prefix = try m.string("prefix", default: mqtt.prefix, maxBytes: Self.longestPrefix)
         guard !mqtt.prefix.isEmpty, !mqtt.prefix.contains(where: { "#+".contains($0) }), !mqtt.prefix.hasSuffix("/") else {
             throw m.error("prefix", m.table["prefix"], "\"\(mqtt.prefix)\" is not a topic prefix; use e.g. \"ridegate\" or \"home/bike\" (no '#', '+', or trailing '/')")
         }
-        mqtt.clientID = try m.optionalString("client_id")
+        mqtt.clientID = try m.optionalString("client_id", maxBytes: 128)
+        if mqtt.clientID?.isEmpty == true { throw m.error("client_id", m.table["client_id"], "is empty; leave it out for ridegate-<device_id>, or name the client") }
         mqtt.keepaliveSeconds = try m.integer("keepalive_s", default: mqtt.keepaliveSeconds, range: 5...3600)
         mqtt.qos = try m.integer("qos", default: mqtt.qos, range: 0...2)
-        mqtt.username = try m.optionalString("username")
+        mqtt.username = try m.optionalString("username", maxBytes: 256)
         mqtt.passwordFile = try m.optionalString("password_file")
         mqtt.reconnectMinSeconds = try m.integer("reconnect_min_s", default: mqtt.reconnectMinSeconds, range: 1...300)
         mqtt.reconnectMaxSeconds = try m.integer("reconnect_max_s", default: mqtt.reconnectMaxSeconds, range: 1...3600)
@@ -229,7 +233,7 @@ public struct GatewayConfig: Sendable, Equatable {
             throw m.error(mqtt.keyFile == nil ? "cert_file" : "key_file", m.table["cert_file"] ?? m.table["key_file"], "set both mqtt.cert_file and mqtt.key_file, or neither")
         }
         mqtt.homeAssistantDiscovery = try m.bool("homeassistant_discovery", default: true)
-        mqtt.homeAssistantPrefix = try m.string("homeassistant_prefix", default: mqtt.homeAssistantPrefix)
+        mqtt.homeAssistantPrefix = try m.string("homeassistant_prefix", default: mqtt.homeAssistantPrefix, maxBytes: Self.longestPrefix)
         mqtt.spoolMaxMegabytes = try m.integer("spool_max_mb", default: mqtt.spoolMaxMegabytes, range: 1...100_000)
         mqtt.maxHeartRatePerSecond = try m.number("max_heart_rate_per_s", default: 0, range: 0...100)
         mqtt.maxGPSPerSecond = try m.number("max_gps_per_s", default: 0, range: 0...100)

@@ -5,11 +5,14 @@ public struct StoredReading: Sendable, Equatable {
     public var topic: String
     public var payload: String
     public var qos: Int
+    /// Delivered retained: a ride's record that is also state (the final `ride` summary, `rides/last`).
+    public var retain: Bool
 
-    public init(id: Int64, topic: String, payload: String, qos: Int) {
+    public init(id: Int64, topic: String, payload: String, qos: Int, retain: Bool = false) {
         self.id = id
         self.topic = topic
         self.payload = payload
         self.qos = qos
+        self.retain = retain
     }
 }

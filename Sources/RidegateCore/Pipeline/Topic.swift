@@ -19,6 +19,10 @@ public struct Topic: Sendable, Hashable, CustomStringConvertible {
     public static let sun = Topic("sun")
     public static let health = Topic("health")
 
+    /// Retained topics that are also a ride's record (the final summary, the finished ride): kept until the broker
+    /// has them, like readings, not only as the latest value in memory.
+    public static func isRideRecord(_ name: String) -> Bool { name == ride.name || name == ridesLast.name }
+
     /// A sensor's own topics: `strap/<id>/…` for straps, `sensor/<id>/…` for the rest.
     public static func sensor(_ sensor: SensorRef, _ leaf: SensorLeaf) -> Topic { Topic("\(sensor.topic)/\(leaf.rawValue)") }
 

@@ -21,7 +21,7 @@ public final class MosquittoClient: @unchecked Sendable {
     let settings: MQTTSettings
     private let topicPrefix: String
     let logger: Logger
-    private let loop: EventLoop
+    let loop: EventLoop
     /// A loop of its own (tools and tests that give none), stopped at shutdown.
     private let ownsLoop: Bool
     private let store: any ReadingStore
@@ -34,7 +34,7 @@ public final class MosquittoClient: @unchecked Sendable {
     /// Failed attempts since the last connection: their reasons, which were said, and when.
     let failures = Locked(RepeatedFailures(interval: 60))
 
-    private enum Phase {
+    enum Phase {
         /// Not started, or stopped.
         case idle
         /// An attempt runs on its thread (or waits out its backoff): hands off the handle.
@@ -44,7 +44,7 @@ public final class MosquittoClient: @unchecked Sendable {
     }
 
     /// The connection's state, on the loop's thread only.
-    private final class Connection {
+    final class Connection {
         var phase = Phase.idle
         var delivery: DeliveryState
         var backoff: ReconnectBackoff
@@ -54,6 +54,8 @@ public final class MosquittoClient: @unchecked Sendable {
         var keepalive: Task<Void, Never>?
         /// The next attempt, waiting out its backoff.
         var nextAttempt: DeferredWork?
+        /// When the broker must have answered CONNECT (`connackTimeoutSeconds` after the socket opened).
+        var connackDeadline: DeferredWork?
         /// An attempt's thread is in mosquitto_connect; who waits for it to end (shutdown).
         var attemptRunning = false
         var attemptWaiters: [CheckedContinuation<Void, Never>] = []
@@ -76,7 +78,7 @@ public final class MosquittoClient: @unchecked Sendable {
         }
     }
 
-    private nonisolated(unsafe) let connection: Connection
+    nonisolated(unsafe) let connection: Connection
 
     /// Most readings in flight at once while replaying.
     public let replayWindow: Int
@@ -224,6 +226,7 @@ public final class MosquittoClient: @unchecked Sendable {
             return
         }
         connection.phase = .open(socket: socket)
+        connection.connackDeadline = loop.execute(after: Self.connackTimeoutSeconds) { [self] in connackOverdue() }
         let now = SystemClock.monotonicSeconds()
         connection.lastRead = now
         connection.lastWritten = now
@@ -367,7 +370,7 @@ public final class MosquittoClient: @unchecked Sendable {
         let readings = batch.filter(Self.isStored)
         var ids: [Int64] = []
         do {
-            ids = try store.append(readings.map { NewReading(topic: $0.topic, payload: $0.payload, qos: $0.qos, sequence: $0.sequence) },
+            ids = try store.append(readings.map { NewReading(topic: $0.topic, payload: $0.payload, qos: $0.qos, sequence: $0.sequence, retain: $0.retain) },
                                    removing: connection.acknowledged)
             connection.acknowledged.removeAll(keepingCapacity: true)
         } catch {
@@ -378,7 +381,8 @@ public final class MosquittoClient: @unchecked Sendable {
             if Self.isStored(publication) {
                 if let id = stored.next() {
                     guard connection.delivery.sendsNewReadingsAtOnce else { continue }
-                    sendStored(StoredReading(id: id, topic: publication.topic, payload: publication.payload, qos: publication.qos))
+                    sendStored(StoredReading(id: id, topic: publication.topic, payload: publication.payload, qos: publication.qos,
+                                             retain: publication.retain))
                 } else if connection.delivery.online {
                     send(publication)
                 }
@@ -389,9 +393,11 @@ public final class MosquittoClient: @unchecked Sendable {
         flush()
     }
 
-    /// Readings (QoS 1 or 2, not retained, not `health`) wait in the spool until acknowledged; the rest is state.
+    /// Readings (QoS 1 or 2, not `health`) wait in the spool until acknowledged; so does a ride's record that is
+    /// also state (the final `ride` summary, `rides/last`: retained), so a stop while the broker is away delivers it
+    /// at the next start. The rest is latest-value state, kept in memory.
     private static func isStored(_ p: Publication) -> Bool {
-        p.topic != Topic.health.name && !p.retain && p.qos > 0
+        p.topic != Topic.health.name && p.qos > 0 && (!p.retain || Topic.isRideRecord(p.topic))
     }
 
     private func acceptState(_ publication: Publication) {
@@ -464,7 +470,7 @@ public final class MosquittoClient: @unchecked Sendable {
 
     private func sendStored(_ reading: StoredReading) {
         var mid: Int32 = 0
-        if send(topic: topicPrefix + "/" + reading.topic, payload: reading.payload, qos: reading.qos, retain: false, mid: &mid) == MOSQ_ERR_SUCCESS.rawValue {
+        if send(topic: topicPrefix + "/" + reading.topic, payload: reading.payload, qos: reading.qos, retain: reading.retain, mid: &mid) == MOSQ_ERR_SUCCESS.rawValue {
             connection.delivery.sent(messageID: mid, storedID: reading.id)
         }
     }
@@ -508,17 +514,11 @@ public final class MosquittoClient: @unchecked Sendable {
             if case .deadline = acknowledged { logger.warning("broker did not acknowledge the offline status in time") }
         }
         stopping.withLock { $0 = true }
-        // Call off the next attempt and let one in progress end, then close on the loop.
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            loop.execute { [self] in
-                connection.nextAttempt?.cancel()
-                connection.nextAttempt = nil
-                if connection.attemptRunning { connection.attemptWaiters.append(done) } else { done.resume() }
-            }
-        }
+        await callOffAttempts()
         let depth = await withCheckedContinuation { (done: CheckedContinuation<Int64, Never>) in
             loop.execute { [self] in
                 connection.keepalive?.cancel()
+                connection.connackDeadline?.cancel()
                 connection.ackSweep?.cancel()
                 connection.ackSweep = nil
                 collectDeferredReads()
@@ -568,7 +568,22 @@ public final class MosquittoClient: @unchecked Sendable {
 
     // MARK: libmosquitto's callbacks: on the loop's thread, inside mosquitto_loop_read/write/misc
 
+    /// The socket opened but CONNECT went unanswered: something listens there that is not an MQTT broker (or one
+    /// that expects TLS first). Said as such, then closed and tried again with backoff.
+    private func connackOverdue() {
+        connection.connackDeadline = nil
+        guard case .open = connection.phase, !isConnected else { return }
+        attemptFailed("the broker at \(settings.host):\(settings.port) took the connection but did not answer MQTT's CONNECT within "
+                      + "\(Int(Self.connackTimeoutSeconds)) s: is an MQTT broker listening on mqtt.port, or does it expect TLS (mqtt.ca_file)?")
+        // Ended as a refusal, which `connectionEnded` does not report again; then the socket goes.
+        connectionEnded(MOSQ_ERR_CONN_REFUSED.rawValue, errno: 0)
+        mosquitto_disconnect(handle)
+        _ = mosquitto_loop_write(handle, 1)
+    }
+
     private func didConnect(_ rc: Int32) {
+        connection.connackDeadline?.cancel()
+        connection.connackDeadline = nil
         guard rc == 0 else {
             let reason = String(cString: mosquitto_connack_string(rc))
             attemptFailed(rc == 4 || rc == 5 ? "the broker refused the credentials (\(reason)): check mqtt.username and mqtt.password_file" : "the broker refused the connection: \(reason)")
@@ -615,6 +630,8 @@ public final class MosquittoClient: @unchecked Sendable {
     private func connectionEnded(_ rc: Int32, errno systemError: Int32) {
         guard case .open(let socket) = connection.phase else { return }
         loop.unwatch(socket)
+        connection.connackDeadline?.cancel()
+        connection.connackDeadline = nil
         connection.keepalive?.cancel()
         connection.keepalive = nil
         connection.ackSweep?.cancel()

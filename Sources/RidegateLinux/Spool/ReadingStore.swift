@@ -6,12 +6,15 @@ public struct NewReading: Sendable, Equatable {
     public var payload: String
     public var qos: Int
     public var sequence: Int?
+    /// Delivered retained (see `StoredReading.retain`).
+    public var retain: Bool
 
-    public init(topic: String, payload: String, qos: Int, sequence: Int? = nil) {
+    public init(topic: String, payload: String, qos: Int, sequence: Int? = nil, retain: Bool = false) {
         self.topic = topic
         self.payload = payload
         self.qos = qos
         self.sequence = sequence
+        self.retain = retain
     }
 }
 

@@ -60,7 +60,7 @@ public final class ResilientSpool: ReadingStore, @unchecked Sendable {
         }
         return readings.map { reading in
             highestID += 1
-            memory.append(SQLiteSpool.Entry(id: highestID, topic: reading.topic, payload: reading.payload, qos: reading.qos))
+            memory.append(SQLiteSpool.Entry(id: highestID, topic: reading.topic, payload: reading.payload, qos: reading.qos, retain: reading.retain))
             if let sequence = reading.sequence { memorySequences[reading.topic] = max(memorySequences[reading.topic] ?? 0, sequence) }
             if memory.count > memoryLimit {
                 memory.removeFirst(memory.count - memoryLimit)

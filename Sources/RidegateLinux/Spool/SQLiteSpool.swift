@@ -55,11 +55,14 @@ public final class SQLiteSpool: @unchecked Sendable {
             max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'spool'), 0), coalesce((SELECT max(id) FROM spool), 0)));
         DROP TABLE spool;
         ALTER TABLE spool_v2 RENAME TO spool;
+        """, """
+        ALTER TABLE spool ADD COLUMN retain INTEGER NOT NULL DEFAULT 0;
         """]
 
     /// What the steps end at, for a new file in one go (no `sqlite_sequence`: nothing here has AUTOINCREMENT).
     static let currentLayout = """
-        CREATE TABLE spool (id INTEGER PRIMARY KEY, topic TEXT NOT NULL, payload TEXT NOT NULL, qos INTEGER NOT NULL);
+        CREATE TABLE spool (id INTEGER PRIMARY KEY, topic TEXT NOT NULL, payload TEXT NOT NULL, qos INTEGER NOT NULL,
+                            retain INTEGER NOT NULL DEFAULT 0);
         CREATE TABLE sequence (topic TEXT PRIMARY KEY, value INTEGER NOT NULL);
         CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
         """
@@ -101,7 +104,7 @@ public final class SQLiteSpool: @unchecked Sendable {
             throw SpoolError(path: path, operation: "integrity check",
                              message: problems.isEmpty ? "no answer" : problems.prefix(3).joined(separator: "; "), code: SQLITE_CORRUPT)
         }
-        insert = try prepare("INSERT INTO spool (id, topic, payload, qos) VALUES (?1, ?2, ?3, ?4)")
+        insert = try prepare("INSERT INTO spool (id, topic, payload, qos, retain) VALUES (?1, ?2, ?3, ?4, ?5)")
         delete = try prepare("DELETE FROM spool WHERE id = ?1")
         saveSequence = try prepare("INSERT INTO sequence (topic, value) VALUES (?1, ?2) ON CONFLICT(topic) DO UPDATE SET value = excluded.value")
         begin = try prepare("BEGIN IMMEDIATE")
@@ -139,7 +142,7 @@ public final class SQLiteSpool: @unchecked Sendable {
         let highest = max(nextID - 1, entries.lazy.map(\.id).max() ?? 0)
         do throws(SpoolError) {
             for entry in entries {
-                try insert(entry.id, entry.topic, entry.payload, qos: entry.qos, operation: "restore")
+                try insert(entry.id, entry.topic, entry.payload, qos: entry.qos, retain: entry.retain, operation: "restore")
             }
             for (topic, value) in sequences where value > (self.sequences()[topic] ?? 0) { try save(sequence: value, for: topic) }
             if highest >= nextID { try saveHighestID(highest) }
@@ -214,7 +217,7 @@ public final class SQLiteSpool: @unchecked Sendable {
             try delete(acknowledged)
             var id = nextID
             for reading in readings {
-                try insert(id, reading.topic, reading.payload, qos: reading.qos, operation: "insert")
+                try insert(id, reading.topic, reading.payload, qos: reading.qos, retain: reading.retain, operation: "insert")
                 ids.append(id)
                 id += 1
                 if let sequence = reading.sequence { try save(sequence: sequence, for: reading.topic) }
@@ -266,14 +269,15 @@ public final class SQLiteSpool: @unchecked Sendable {
 
     /// Readings waiting, oldest first, after `afterID`.
     public func pending(after afterID: Int64 = 0, limit: Int = 500) throws(SpoolError) -> [Entry] {
-        let statement = try prepare("SELECT id, topic, payload, qos FROM spool WHERE id > ?1 ORDER BY id LIMIT ?2")
+        let statement = try prepare("SELECT id, topic, payload, qos, retain FROM spool WHERE id > ?1 ORDER BY id LIMIT ?2")
         defer { sqlite3_finalize(statement) }
         sqlite3_bind_int64(statement, 1, afterID)
         sqlite3_bind_int64(statement, 2, Int64(limit))
         var entries: [Entry] = []
         while sqlite3_step(statement) == SQLITE_ROW {
             entries.append(Entry(id: sqlite3_column_int64(statement, 0), topic: columnText(statement, 1),
-                                 payload: columnText(statement, 2), qos: Int(sqlite3_column_int(statement, 3))))
+                                 payload: columnText(statement, 2), qos: Int(sqlite3_column_int(statement, 3)),
+                                 retain: sqlite3_column_int(statement, 4) != 0))
         }
         return entries
     }
@@ -314,13 +318,14 @@ public final class SQLiteSpool: @unchecked Sendable {
     }
 
     /// Inside a transaction: one reading, under the id given.
-    private func insert(_ id: Int64, _ topic: String, _ payload: String, qos: Int, operation: String) throws(SpoolError) {
+    private func insert(_ id: Int64, _ topic: String, _ payload: String, qos: Int, retain: Bool, operation: String) throws(SpoolError) {
         guard let insert else { throw SpoolError(path: path, operation: operation, message: "closed") }
         sqlite3_reset(insert)
         sqlite3_bind_int64(insert, 1, id)
         bindText(insert, 2, topic)
         bindText(insert, 3, payload)
         sqlite3_bind_int(insert, 4, Int32(qos))
+        sqlite3_bind_int(insert, 5, retain ? 1 : 0)
         guard sqlite3_step(insert) == SQLITE_DONE else { throw error(operation) }
     }
 

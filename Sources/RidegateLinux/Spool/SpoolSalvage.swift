@@ -56,16 +56,21 @@ public struct SpoolSalvage: Sendable {
         var entries: [SQLiteSpool.Entry] = []
         var after: Int64 = 0
         var skip: Int64 = 0
+        // A spool from before schema 3 has no retain column: its readings were all plain.
+        var probe: OpaquePointer?
+        let retain = sqlite3_prepare_v2(db, "SELECT retain FROM spool LIMIT 0", -1, &probe, nil) == SQLITE_OK ? "retain" : "0"
+        sqlite3_finalize(probe)
         for _ in 0..<64 {
             var statement: OpaquePointer?
-            guard sqlite3_prepare_v2(db, "SELECT id, topic, payload, qos FROM spool WHERE id > ?1 ORDER BY id", -1, &statement, nil) == SQLITE_OK,
+            guard sqlite3_prepare_v2(db, "SELECT id, topic, payload, qos, \(retain) FROM spool WHERE id > ?1 ORDER BY id", -1, &statement, nil) == SQLITE_OK,
                   let statement else { return entries }
             sqlite3_bind_int64(statement, 1, after &+ skip)
             var result = sqlite3_step(statement)
             var progressed = false
             while result == SQLITE_ROW {
                 let entry = SQLiteSpool.Entry(id: sqlite3_column_int64(statement, 0), topic: text(statement, 1),
-                                              payload: text(statement, 2), qos: Int(sqlite3_column_int(statement, 3)))
+                                              payload: text(statement, 2), qos: Int(sqlite3_column_int(statement, 3)),
+                                              retain: sqlite3_column_int(statement, 4) != 0)
                 // An id outside what was ever given out is a damaged key, not a reading; nothing follows it.
                 if entry.id > SQLiteSpool.idCeiling {
                     sqlite3_finalize(statement)

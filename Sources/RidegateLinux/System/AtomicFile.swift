@@ -73,13 +73,18 @@ public final class AtomicFile {
             guard stat(path, &status) == 0 else { return nil } // a dangling link: the rename replaces the link
             kind = status.st_mode & S_IFMT
         }
-        switch kind {
-        case S_IFREG: return nil
-        case S_IFDIR: return "a directory"
-        case S_IFCHR, S_IFBLK: return "a device"
-        case S_IFIFO: return "a FIFO"
-        case S_IFSOCK: return "a socket"
-        default: return "not a regular file"
+        return Self.kind(kind)
+    }
+
+    /// What a file of this mode is, in words, when it is not a regular file (nil when it is).
+    public static func kind(_ mode: mode_t) -> String? {
+        switch mode & S_IFMT {
+        case S_IFREG: nil
+        case S_IFDIR: "a directory"
+        case S_IFCHR, S_IFBLK: "a device"
+        case S_IFIFO: "a FIFO"
+        case S_IFSOCK: "a socket"
+        default: "not a regular file"
         }
     }
 

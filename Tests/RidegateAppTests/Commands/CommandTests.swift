@@ -86,14 +86,18 @@ import Testing
         #expect(message.contains("bad.toml:4: zones.max_hr: 400 is out of range"))
     }
 
-    @Test("--check-config fails on what run would refuse: a password file others can read, a missing ca_file (run: exit 78)")
+    @Test("--check-config fails on what run would refuse: a password file others can read, one that is a FIFO or 3 GB, a missing ca_file (run: exit 78)")
     func checkConfigFiles() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rg-files-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         try "secret\n".write(toFile: dir + "/pw", atomically: true, encoding: .utf8)
         chmod(dir + "/pw", 0o644)
+        #expect(mkfifo(dir + "/pw-fifo", 0o600) == 0)
+        #expect(FileManager.default.createFile(atPath: dir + "/pw-huge", contents: nil) && truncate(dir + "/pw-huge", 3 << 30) == 0 && chmod(dir + "/pw-huge", 0o600) == 0)
         let cases = [
             ("[mqtt]\nusername = \"u\"\npassword_file = \"\(dir)/pw\"\n", "can be read by anyone on the system; run: chmod 600"),
+            ("[mqtt]\nusername = \"u\"\npassword_file = \"\(dir)/pw-fifo\"\n", "\(dir)/pw-fifo is a FIFO, not a file"),
+            ("[mqtt]\nusername = \"u\"\npassword_file = \"\(dir)/pw-huge\"\n", "\(dir)/pw-huge is 3221225472 bytes, larger than 4 KiB"),
             ("[mqtt]\nca_file = \"\(dir)/missing-ca.crt\"\n", "mqtt.ca_file = \"\(dir)/missing-ca.crt\": cannot read it"),
         ]
         for (text, reason) in cases {
@@ -236,13 +240,21 @@ import Testing
         }
     }
 
-    @Test("--check-config on /dev/zero, on a binary file, on a 10,000-level header: exit 1 at once with the reason, no crash")
+    @Test("--check-config on /dev/zero, a FIFO, a 3 GB file, a binary file, a 10,000-level header, a 70 kB prefix: exit 1 at once with the reason, no crash")
     func hostileConfigFiles() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rg-hostile-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         try ("[mqtt]\nport = 1883\n" + "\u{0}[zones]\nmax_hr = 400\n").write(toFile: "\(dir)/nul.toml", atomically: true, encoding: .utf8)
         try ("[" + Array(repeating: "a", count: 10_000).joined(separator: ".") + "]\n").write(toFile: "\(dir)/deep.toml", atomically: true, encoding: .utf8)
-        for (file, reason) in [("/dev/zero", "larger than 1 MiB"), ("\(dir)/nul.toml", "nul.toml:3:1: a NUL byte"), ("\(dir)/deep.toml", "deep.toml:1:257: TOML syntax error: a key nested more than 128 levels deep")] {
+        try ("[mqtt]\nprefix = \"" + String(repeating: "p", count: 70_000) + "\"\n").write(toFile: "\(dir)/prefix.toml", atomically: true, encoding: .utf8)
+        try ("[mqtt]\nclient_id = \"" + String(repeating: "c", count: 200) + "\"\n").write(toFile: "\(dir)/client.toml", atomically: true, encoding: .utf8)
+        #expect(mkfifo("\(dir)/fifo.toml", 0o600) == 0)
+        #expect(FileManager.default.createFile(atPath: "\(dir)/huge.toml", contents: nil) && truncate("\(dir)/huge.toml", 3 << 30) == 0) // sparse
+        for (file, reason) in [("/dev/zero", "the config is a device, not a file"), ("\(dir)/fifo.toml", "the config is a FIFO, not a file"),
+                               ("\(dir)/huge.toml", "the config is 3221225472 bytes, larger than 1 MiB"),
+                               ("\(dir)/nul.toml", "nul.toml:3:1: a NUL byte"), ("\(dir)/deep.toml", "deep.toml:1:257: TOML syntax error: a key nested more than 128 levels deep"),
+                               ("\(dir)/prefix.toml", "prefix.toml:2: mqtt.prefix: is 70000 bytes long; at most 200"),
+                               ("\(dir)/client.toml", "client.toml:2: mqtt.client_id: is 200 bytes long; at most 128")] {
             let check = try ChildProcess(RidegateAppTestsPaths.executable, ["run", "--check-config", "--config", file], captureOutput: true)
             #expect(await check.waitForExit(timeout: TestTime.seconds(10)).flatMap(ChildProcess.exitCode) == 1, "\(file)")
             let output = await check.waitForAllOutput(timeout: 5).joined(separator: "\n")

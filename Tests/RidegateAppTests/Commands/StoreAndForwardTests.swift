@@ -83,4 +83,41 @@ import Testing
         // Replayed GPS readings keep their own (ride) time, not the time of the replay.
         #expect(replayedGPS.allSatisfy { ($0.json["ts"] as? String)?.hasPrefix("2026-06-21T16:0") == true })
     }
+
+    @Test("A stop while the broker is away: the final ride summary and rides/last wait in the spool and arrive at the next start, retained, the ride's seq unbroken")
+    func finalSummaryDuringAnOutage() async throws {
+        let port = try FreePort.loopback()
+        var broker = try await MosquittoBroker.start(port: port)
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("rg-sf-\(UUID().uuidString)").path
+        let arguments = ["demo", "--start", "recorded", "--broker", "127.0.0.1:\(port)", "--speed", "60", "--device-id", "out", "--state-directory", state]
+        var sub = try MQTTSubscriber(port: port, topic: "ridegate/out/ride")
+        var demo = try ChildProcess(RidegateAppTestsPaths.executable, arguments, captureOutput: true)
+        let live = await sub.wait(timeout: 30) { Self.seqs($0, "ridegate/out/ride").count >= 3 }
+        let lastLive = Self.seqs(live, "ridegate/out/ride").max() ?? 0
+        // The broker goes away, then the gateway stops: its final summary has nowhere to go.
+        broker.stop()
+        sub.stop()
+        try await TestTime.pause(1)
+        demo.signal(SIGTERM)
+        #expect(await demo.waitForExit(timeout: TestTime.seconds(15)).flatMap(ChildProcess.exitCode) == 0)
+
+        broker = try await MosquittoBroker.start(port: port)
+        sub = try MQTTSubscriber(port: port, topic: "ridegate/out/#")
+        demo = try ChildProcess(RidegateAppTestsPaths.executable, arguments, captureOutput: true)
+        let after = await sub.wait(timeout: 30) { messages in
+            messages.contains { $0.topic == "ridegate/out/ride" && $0.json["final"] as? Bool == true }
+                && messages.contains { $0.topic == "ridegate/out/rides/last" }
+        }
+        let final = try #require(after.first { $0.topic == "ridegate/out/ride" && $0.json["final"] as? Bool == true })
+        let finalSeq = try #require(final.json["seq"] as? Int)
+        // Every seq between the last one seen live and the final one came (the outage's summaries, then the final).
+        let seen = Set(Self.seqs(live + after, "ridegate/out/ride"))
+        #expect(finalSeq > lastLive && Set(lastLive...finalSeq).isSubset(of: seen), "live up to \(lastLive), final \(finalSeq), seen \(seen.sorted())")
+        demo.signal(SIGTERM)
+        _ = await demo.waitForExit(timeout: TestTime.seconds(15))
+        // Retained: a subscriber arriving now gets the last run's final summary and its ride.
+        let retained = try await MQTTSubscriber.retained(port: port, topic: "ridegate/out/ride")
+        #expect(retained.first?.json["final"] as? Bool == true)
+        #expect(!(try await MQTTSubscriber.retained(port: port, topic: "ridegate/out/rides/last")).isEmpty)
+    }
 }

@@ -28,8 +28,9 @@ extension Observed where Value == [SourceEvent] {
     func fixesFromPty() async throws {
         let pty = try PseudoTerminal()
         let log = EventLog([])
+        let said = CapturingLogHandler()
         let source = GPSSource(devicePath: pty.devicePath, baud: .fixed(9600), clock: SystemClock(),
-                               logger: CapturingLogHandler().logger(), stopWhenDeviceCloses: true)
+                               logger: said.logger(), stopWhenDeviceCloses: true)
         let task = Task { await source.run(emit: log.append) }
         // Noise, a bad checksum and a collision on the way must not disturb anything.
         try pty.controller.writeAll(Array(("\u{1}\u{2}garbage\r\n$GPGGA,bad*00\r\n" + epoch(0) + epoch(1) + epoch(2)).utf8))
@@ -37,9 +38,15 @@ extension Observed where Value == [SourceEvent] {
         let fixes = log.current.fixes
         #expect(fixes.first?.time?.iso8601 == "2026-06-21T12:00:00.000Z")
         #expect(fixes.allSatisfy { $0.mode == .threeD && $0.latitude == 40 })
+        // The device closes in the middle of an epoch (its GGA came, its RMC never will): that epoch still counts.
+        // (A text sentence after it, logged, says the reader has both: closing sooner would drop what the tty holds.)
+        try pty.controller.writeAll(Array((NMEAText.sentence("GPGGA,120003.00,4000.00000,N,10500.00000,W,1,08,0.9,1600.0,M,-18.0,M,,") + "\r\n"
+            + NMEAText.sentence("GPTXT,01,01,02,last words") + "\r\n").utf8))
+        for _ in 0..<200 where !said.lines.contains(where: { $0.contains("last words") }) { try await Task.sleep(nanoseconds: 10_000_000) }
         pty.close()
         await task.value // the device closed: the source stops (demo mode)
         #expect(log.current.states.last == .noDevice)
+        #expect(log.current.fixes.last?.time?.iso8601 == "2026-06-21T12:00:03.000Z")
     }
 
     @Test("Unplugged mid-stream and plugged back: the reader notices, waits, and resumes on the same path")
