@@ -13,14 +13,21 @@ struct NMEAReplayer: Sendable {
     let startAt: Timestamp?
     let logger: Logger
 
-    /// Returns when the capture has been played, it cannot be read, or the task is cancelled.
-    func play(into pty: PseudoTerminal) async {
+    /// The simulated receiver's side of the pty, made non-blocking (a write never holds up the loop); false, said,
+    /// when it cannot be.
+    static func prepare(_ pty: PseudoTerminal, logger: Logger) -> Bool {
         do {
             try pty.controller.setNonBlocking()
+            return true
         } catch {
             logger.error("cannot make the simulated receiver non-blocking", [("demo.error", "\(error)")])
-            return
+            return false
         }
+    }
+
+    /// Returns when the capture has been played, it cannot be read, or the task is cancelled.
+    func play(into pty: PseudoTerminal) async {
+        guard NMEAReplayer.prepare(pty, logger: logger) else { return }
         let file: FileDescriptor
         do {
             file = try FileDescriptor.open(path, O_RDONLY | O_CLOEXEC)

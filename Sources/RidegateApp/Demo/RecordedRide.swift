@@ -85,12 +85,7 @@ struct RecordedRideReplayer: Sendable {
     let logger: Logger
 
     func play(into pty: PseudoTerminal) async {
-        do {
-            try pty.controller.setNonBlocking()
-        } catch {
-            logger.error("cannot make the simulated receiver non-blocking", [("demo.error", "\(error)")])
-            return
-        }
+        guard NMEAReplayer.prepare(pty, logger: logger) else { return }
         let dated = startAt ?? ride.start
         let started = origin
         // A receiver searches before its first fix: two epochs without one, from which the reader learns how the

@@ -20,10 +20,7 @@ public final class GPIOInputLine: @unchecked Sendable {
         case .name(let name):
             line = rg_gpio_request_edges(nil, 0, name, consumer, activeLow ? 1 : 0, pullUp ? 1 : 0, &busyConsumer, busyConsumer.count)
         }
-        guard let line else {
-            let holder = String(decoding: busyConsumer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            throw GPIOError(selector: selector, errno: .current, busyConsumer: holder.isEmpty ? nil : holder)
-        }
+        guard let line else { throw GPIOError(requesting: selector, busyConsumer: busyConsumer) }
         handle = line
         chipPath = String(cString: rg_gpio_line_chip_path(line))
         offset = Int(rg_gpio_line_offset(line))

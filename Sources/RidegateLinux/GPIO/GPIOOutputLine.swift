@@ -24,10 +24,7 @@ public final class GPIOOutputLine: @unchecked Sendable {
         case .name(let name):
             line = rg_gpio_request_output(nil, 0, name, consumer, activeLow ? 1 : 0, 0, &busyConsumer, busyConsumer.count)
         }
-        guard let line else {
-            let holder = String(decoding: busyConsumer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            throw GPIOError(selector: selector, errno: .current, busyConsumer: holder.isEmpty ? nil : holder)
-        }
+        guard let line else { throw GPIOError(requesting: selector, busyConsumer: busyConsumer) }
         handle = line
         chipPath = String(cString: rg_gpio_line_chip_path(line))
         offset = Int(rg_gpio_line_offset(line))
@@ -58,6 +55,18 @@ public struct GPIOError: Error, Sendable, CustomStringConvertible {
     public var selector: GPIOOutputLine.Selector
     public var errno: Errno
     public var busyConsumer: String?
+
+    public init(selector: GPIOOutputLine.Selector, errno: Errno, busyConsumer: String?) {
+        self.selector = selector
+        self.errno = errno
+        self.busyConsumer = busyConsumer
+    }
+
+    /// A request the shim refused (errno set), with who holds the line when it is busy (the shim's buffer).
+    init(requesting selector: GPIOOutputLine.Selector, busyConsumer buffer: [CChar]) {
+        let holder = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        self.init(selector: selector, errno: .current, busyConsumer: holder.isEmpty ? nil : holder)
+    }
 
     public var description: String {
         let what: String
