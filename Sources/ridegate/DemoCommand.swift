@@ -14,8 +14,8 @@ struct DemoCommand: AsyncParsableCommand {
             (heart rate; power with crank revolutions for cadence) that follow the effort of the ride. Everything \
             after that is the daemon's own code, publishing to the broker and recording the ride. \
             With no GPIO LED configured, the LED is shown as log lines. It publishes as its own device \
-            (`<host name>-demo` unless --device-id says otherwise) and removes its Home Assistant entities when \
-            it stops.
+            (`<host name>-demo` unless --device-id says otherwise) and, when it stops, removes its Home Assistant \
+            entities and everything else it left retained on the broker (states, ride summary, position, status).
             """)
 
     @Option(help: ArgumentHelp("The MQTT broker, as host:port or host (default: localhost:1883).", valueName: "host:port"),
@@ -45,6 +45,9 @@ struct DemoCommand: AsyncParsableCommand {
         "Keep the spool, sequence numbers and last position here (default: a new temporary directory, so each demo starts fresh).",
         valueName: "path"))
     var stateDirectory: String?
+
+    @Flag(help: "At the stop, leave the final ride summary, rides/last, states and status retained on the broker, as the daemon does.")
+    var keepRetained = false
 
     @OptionGroup var logging: LogLevelOption
 
@@ -83,10 +86,11 @@ struct DemoCommand: AsyncParsableCommand {
         let signals = TerminationSignals(logger: logger)
         let gateway: Gateway
         do {
-            gateway = try GatewayAssembly.demo(config: settings, options: .init(ridePath: ridePath, speed: speed, startAt: start.time, progress: { line in
-                                                   try? FileDescriptor(rawValue: 1).writeAll(Array((line + "\n").utf8))
-                                               }),
-                                               version: RidegateVersion.current, logger: logger)
+            var options = GatewayAssembly.DemoOptions(ridePath: ridePath, speed: speed, startAt: start.time, progress: { line in
+                try? FileDescriptor(rawValue: 1).writeAll(Array((line + "\n").utf8))
+            })
+            options.keepRetained = keepRetained
+            gateway = try GatewayAssembly.demo(config: settings, options: options, version: RidegateVersion.current, logger: logger)
         } catch {
             logger.critical("cannot start the demo", [("error", error.description)])
             throw ExitCode(ExitStatus.unavailable)

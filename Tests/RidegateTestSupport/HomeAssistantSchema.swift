@@ -1,9 +1,10 @@
 import Foundation
 
-/// Home Assistant's MQTT discovery schema for the platforms ridegate announces (sensor, device_tracker), as
-/// its documentation states it for HA 2026.4 and later (home-assistant.io/integrations/mqtt,
-/// /integrations/sensor.mqtt, /integrations/device_tracker.mqtt, /integrations/sensor#device-class): the
-/// documented options in full (no abbreviations), what is required, which units and state classes each device
+/// Home Assistant's MQTT discovery schema for the platforms ridegate announces (sensor, binary_sensor, event,
+/// device_tracker), as its documentation states it (home-assistant.io/integrations/mqtt, /integrations/sensor.mqtt,
+/// /integrations/binary_sensor.mqtt, /integrations/event.mqtt, /integrations/device_tracker.mqtt) and its source
+/// lists it (components/sensor/const.py's DEVICE_CLASS_UNITS and DEVICE_CLASS_STATE_CLASSES, read from 2026.2.3;
+/// BinarySensorDeviceClass): the documented options in full (no abbreviations), what is required, which units and state classes each device
 /// class accepts, and `default_entity_id` (which replaced `object_id`, removed in 2026.4).
 ///
 /// `problems` returns every way a config breaks those rules; an empty list means Home Assistant would create
@@ -19,6 +20,10 @@ public enum HomeAssistantSchema {
         "device_class", "expire_after", "force_update", "last_reset_value_template", "options", "state_class", "state_topic",
         "suggested_display_precision", "unit_of_measurement", "value_template",
     ])
+    static let binarySensorOptions = common.union([
+        "device_class", "expire_after", "force_update", "off_delay", "payload_off", "payload_on", "state_topic", "value_template",
+    ])
+    static let eventOptions = common.union(["device_class", "event_types", "state_topic", "value_template"])
     static let trackerOptions = common.union([
         "payload_home", "payload_not_home", "payload_reset", "source_type", "state_topic", "value_template",
     ])
@@ -29,14 +34,22 @@ public enum HomeAssistantSchema {
     static let originOptions: Set<String> = ["name", "sw_version", "support_url"]
     static let availabilityOptions: Set<String> = ["payload_available", "payload_not_available", "topic", "value_template"]
     static let stateClasses: Set<String> = ["measurement", "measurement_angle", "total", "total_increasing"]
+    static let binarySensorClasses: Set<String> = [
+        "battery", "battery_charging", "carbon_monoxide", "cold", "connectivity", "door", "garage_door", "gas", "heat", "light", "lock",
+        "moisture", "motion", "moving", "occupancy", "opening", "plug", "power", "presence", "problem", "running", "safety", "smoke",
+        "sound", "tamper", "update", "vibration", "window",
+    ]
     /// Device class → (units allowed, state classes allowed), from the sensor documentation's table.
     static let deviceClasses: [String: (units: Set<String>, stateClasses: Set<String>)] = [
         "battery": (["%"], ["measurement"]),
-        "distance": (["km", "m", "cm", "mm", "mi", "nmi", "yd", "in", "ft"], ["measurement", "total", "total_increasing"]),
-        "duration": (["d", "h", "min", "s", "ms", "µs"], ["measurement", "total", "total_increasing"]),
+        "distance": (["km", "m", "cm", "mm", "mi", "nmi", "yd", "in", "ft"], ["measurement", "measurement_angle", "total", "total_increasing"]),
+        "duration": (["d", "h", "min", "s", "ms", "μs"], ["measurement", "measurement_angle", "total", "total_increasing"]),
+        "data_size": (["bit", "kbit", "Mbit", "Gbit", "B", "kB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB", "KiB", "MiB", "GiB", "TiB",
+                       "PiB", "EiB", "ZiB", "YiB"], ["measurement", "measurement_angle", "total", "total_increasing"]),
+        "energy": (["J", "kJ", "MJ", "GJ", "mWh", "Wh", "kWh", "MWh", "GWh", "TWh", "cal", "kcal", "Mcal", "Gcal"], ["total", "total_increasing"]),
         "enum": ([], []),
-        "power": (["W", "kW", "mW", "MW", "GW", "TW", "BTU/h"], ["measurement"]),
-        "speed": (["ft/s", "in/d", "in/h", "in/s", "km/h", "kn", "m/s", "mph", "mm/d", "mm/h", "mm/s", "Beaufort"], ["measurement"]),
+        "power": (["W", "kW", "mW", "MW", "GW", "TW"], ["measurement"]),
+        "speed": (["ft/s", "in/d", "in/h", "in/s", "km/h", "kn", "m/min", "m/s", "mph", "mm/d", "mm/h", "mm/s", "Beaufort"], ["measurement"]),
         "timestamp": ([], []),
     ]
 
@@ -59,6 +72,8 @@ public enum HomeAssistantSchema {
         switch component {
         case "sensor": options = sensorOptions
         case "device_tracker": options = trackerOptions
+        case "binary_sensor": options = binarySensorOptions
+        case "event": options = eventOptions
         default: return ["\(topic): component \(component) is not one ridegate announces"]
         }
         for key in Set(json.keys).subtracting(options).sorted() { fail("'\(key)' is not a documented option") }
@@ -75,7 +90,7 @@ public enum HomeAssistantSchema {
         }
         if !(json["name"] is String) { fail("no name") }
         if let category = json["entity_category"] {
-            let allowed: Set<String> = component == "sensor" ? ["diagnostic"] : ["config", "diagnostic"]
+            let allowed: Set<String> = ["sensor", "binary_sensor", "event"].contains(component) ? ["diagnostic"] : ["config", "diagnostic"]
             if !allowed.contains(category as? String ?? "") { fail("entity_category '\(category)' not one of \(allowed.sorted())") }
         }
 
@@ -83,7 +98,16 @@ public enum HomeAssistantSchema {
         for key in ["state_topic", "json_attributes_topic", "availability_topic"] {
             if let value = json[key] { checkTopic(value, key, fail) }
         }
-        if component == "sensor", json["state_topic"] == nil { fail("a sensor needs state_topic") }
+        if ["sensor", "binary_sensor", "event"].contains(component), json["state_topic"] == nil { fail("a \(component) needs state_topic") }
+        if component == "binary_sensor", let deviceClass = json["device_class"] as? String, !binarySensorClasses.contains(deviceClass) {
+            fail("binary_sensor device_class '\(deviceClass)' is not one of Home Assistant's")
+        }
+        if component == "event" {
+            if !((json["event_types"] as? [String]).map { !$0.isEmpty } ?? false) { fail("an event needs a list of event_types") }
+            if let deviceClass = json["device_class"] as? String, !["button", "doorbell", "motion"].contains(deviceClass) {
+                fail("event device_class '\(deviceClass)' is not button, doorbell or motion")
+            }
+        }
         if component == "device_tracker" {
             if json["state_topic"] == nil, json["json_attributes_topic"] == nil { fail("a tracker needs state_topic or json_attributes_topic") }
             if let source = json["source_type"], !["gps", "router", "bluetooth", "bluetooth_le"].contains(source as? String ?? "") {
@@ -125,6 +149,7 @@ public enum HomeAssistantSchema {
             let unit = json["unit_of_measurement"] as? String
             let stateClass = json["state_class"] as? String
             if let s = stateClass, !stateClasses.contains(s) { fail("state_class '\(s)' is unknown") }
+            if let enabled = json["enabled_by_default"], !(enabled is Bool) { fail("enabled_by_default '\(enabled)' is not a boolean") }
             if let expiry = json["expire_after"] {
                 if !((expiry as? Int).map { $0 > 0 } ?? false) { fail("expire_after '\(expiry)' is not a positive integer") }
             }

@@ -62,8 +62,10 @@ extension GatewayAssembly {
         let health = HealthFields()
         let loop = try eventLoop()
         // Before the MQTT client starts (see `daemon`).
-        let core = makeCore(config, sequences: readings.sequences(), version: version, removeDiscoveryAtStop: true, clockRate: options.speed)
-        let outputs = try makeSinks(config: config, deviceID: deviceID(config), store: readings, health: health, loop: loop, logger: logger)
+        let core = makeCore(config, sequences: readings.sequences(), version: version, removeDiscoveryAtStop: true, clockRate: options.speed,
+                            powerMeter: ride.powerMeter)
+        let outputs = try makeSinks(config: config, deviceID: deviceID(config), store: readings, health: health, loop: loop,
+                                      clearRetainedAtStop: !options.keepRetained, logger: logger)
         var sinks = rideLog(config, version: version, outputs: outputs, health: health, logger: logger) + outputs + [store]
         if let progress = options.progress { sinks.append(DemoProgressSink(units: config.displayUnits, write: progress)) }
         let play = ride.play

@@ -11,6 +11,8 @@ public enum GatewayAssembly {
         public var startAt: Timestamp?
         /// Where the live line goes (stdout), or nil for none.
         public var progress: (@Sendable (String) -> Void)?
+        /// Leave what it published retained on the broker at its orderly stop (by default nothing is left).
+        public var keepRetained = false
 
         public init(ridePath: String, speed: Double, startAt: Timestamp? = nil, progress: (@Sendable (String) -> Void)? = nil) {
             self.ridePath = ridePath
@@ -136,15 +138,18 @@ public enum GatewayAssembly {
 
     /// `clockRate`: how many times faster than real time the clock runs (the demo's `--speed`); a fix read a
     /// moment late is then that many more seconds late, so the time reference's tolerance grows with it.
+    /// `powerMeter`: whether a power meter rides along, where the config does not say (the demo's simulated one).
     static func makeCore(_ config: GatewayConfig, sequences: [String: Int] = [:], version: String = "",
-                         removeDiscoveryAtStop: Bool = false, clockRate: Double = 1) -> GatewayCore {
+                         removeDiscoveryAtStop: Bool = false, clockRate: Double = 1, powerMeter: Bool? = nil) -> GatewayCore {
         var settings = makeSettings(config)
         settings.gpsTimeTolerance *= max(1, clockRate)
         if config.mqtt.homeAssistantDiscovery {
             let id = deviceID(config)
             var discovery = HomeAssistantDiscovery(
                 discoveryPrefix: config.mqtt.homeAssistantPrefix, baseTopic: "\(config.mqtt.prefix)/\(id)", deviceID: id, version: version,
-                features: .init(heartRate: config.heartRate.enabled, gps: config.gps.enabled, sun: config.sun.enabled))
+                features: .init(heartRate: config.heartRate.enabled, gps: config.gps.enabled, sun: config.sun.enabled,
+                                power: powerMeter ?? config.bluetoothSensors.contains { $0.kind == .power },
+                                laps: config.button != nil || config.ride.autoLapKilometers != nil))
             discovery.heartRateInterval = settings.heartRateMinimumInterval
             discovery.gpsInterval = settings.gpsMinimumInterval
             discovery.removeAtStop = removeDiscoveryAtStop
@@ -175,7 +180,7 @@ public enum GatewayAssembly {
     }
 
     static func makeSinks(config: GatewayConfig, deviceID: String, store: any ReadingStore, health: HealthFields = HealthFields(),
-                          loop: EventLoop? = nil, logger: Logger) throws(SetupError) -> [any EffectSink] {
+                          loop: EventLoop? = nil, clearRetainedAtStop: Bool = false, logger: Logger) throws(SetupError) -> [any EffectSink] {
         var sinks: [any EffectSink] = []
         switch config.led.mode {
         case .off:
@@ -199,7 +204,8 @@ public enum GatewayAssembly {
             }
         }
         let prefix = "\(config.mqtt.prefix)/\(deviceID)"
-        let settings = try mqttSettings(config, deviceID: deviceID)
+        var settings = try mqttSettings(config, deviceID: deviceID)
+        settings.clearRetainedAtStop = clearRetainedAtStop
         do {
             let client = try MosquittoClient(settings: settings, topicPrefix: prefix, store: store, healthFields: health, loop: loop,
                                             logger: logger.labeled("mqtt"))

@@ -1,26 +1,34 @@
 /// Home Assistant MQTT discovery (home-assistant.io/integrations/mqtt, "MQTT Discovery"): one retained config
 /// per entity under `<discovery prefix>/<component>/<object id>/config`, written with the option names in full.
 ///
-/// The gateway is a device with sensors and a GPS device tracker; each strap, power meter and speed/cadence
-/// sensor is a device of its own reached through it (`via_device`). Entity ids are set with `default_entity_id` (`object_id` was removed in HA 2026.4),
-/// every config carries the `origin` block, and only what is enabled is announced: the config of an entity
-/// whose feature is off is sent empty (retained), which removes it from Home Assistant and from the broker.
+/// The gateway is a device with live readings, the bike on the map, the ride's totals, laps as events, the sun
+/// and health (the entity lists are in the `+Live`, `+Ride`, `+Status` extensions); each strap, power meter and
+/// speed/cadence sensor is a device of its own reached through it (`via_device`, `+Sensors`). Entity ids are
+/// set with `default_entity_id` (`object_id` was removed in HA 2026.4), every config carries the `origin`
+/// block, and only what is enabled is announced: the config of an entity whose feature is off is sent empty
+/// (retained), which removes it from Home Assistant and from the broker.
 ///
 /// Per-entity discovery rather than device-based discovery (`<prefix>/device/<id>/config`): an entity can be
 /// removed on its own with an empty payload, the topics and unique ids stay those of earlier releases (an
 /// upgrade keeps every entity and its history, with no migration step), and a strap that appears later adds
-/// one message instead of rewriting the gateway's.
+/// its own messages instead of rewriting the gateway's.
 public struct HomeAssistantDiscovery: Sendable {
     /// What the gateway reads, so only those entities are announced.
     public struct Features: Sendable, Equatable {
         public var heartRate: Bool
         public var gps: Bool
         public var sun: Bool
+        /// A power meter is configured: the ride's power totals.
+        public var power: Bool
+        /// A lap button or auto-lap is configured: the lap event.
+        public var laps: Bool
 
-        public init(heartRate: Bool = true, gps: Bool = true, sun: Bool = true) {
+        public init(heartRate: Bool = true, gps: Bool = true, sun: Bool = true, power: Bool = false, laps: Bool = false) {
             self.heartRate = heartRate
             self.gps = gps
             self.sun = sun
+            self.power = power
+            self.laps = laps
         }
     }
 
@@ -52,91 +60,32 @@ public struct HomeAssistantDiscovery: Sendable {
 
     var objectPrefix: String { "ridegate_\(deviceID)" }
 
-    /// One entity of the gateway's device.
+    /// One entity of the gateway's device, announced when every feature it needs is on.
     struct Entity {
-        enum Feature { case heartRate, gps, sun }
+        enum Feature { case heartRate, gps, sun, power, laps }
         var component: String
         var key: String
-        var feature: Feature
+        var needs: [Feature]
         var fields: (inout JSONObjectWriter) -> Void
+
+        init(_ component: String, _ key: String, needs: [Feature] = [], fields: @escaping (inout JSONObjectWriter) -> Void) {
+            self.component = component
+            self.key = key
+            self.needs = needs
+            self.fields = fields
+        }
     }
 
-    private var entities: [Entity] {
-        let gps = sourceAvailability(topic: Topic.gpsState.name, when: "value_json.state == 'ok'")
-        let gpsPresent = sourceAvailability(topic: Topic.gpsState.name, when: "value_json.state in ('ok', 'no_fix')")
-        let heartRateExpiry = expiry(heartRateInterval)
-        let gpsExpiry = expiry(gpsInterval)
-        return [
-            Entity(component: "sensor", key: "heart_rate", feature: .heartRate) { w in
-                w.add("name", "Heart rate")
-                stateFields(&w, topic: Topic.heartRate.name, template: "{{ value_json.bpm }}", icon: "mdi:heart-pulse")
-                w.add("unit_of_measurement", "bpm")
-                w.add("state_class", "measurement")
-                w.add("expire_after", heartRateExpiry)
-                availability(&w)
-            },
-            Entity(component: "sensor", key: "zone", feature: .heartRate) { w in
-                w.add("name", "Heart-rate zone")
-                stateFields(&w, topic: Topic.heartRate.name, template: "{{ value_json.zone }}", icon: "mdi:speedometer")
-                w.add("state_class", "measurement")
-                w.add("expire_after", heartRateExpiry)
-                availability(&w)
-            },
-            Entity(component: "sensor", key: "speed", feature: .gps) { w in
-                w.add("name", "Speed")
-                stateFields(&w, topic: Topic.gps.name, template: "{{ value_json.speed_mps }}")
-                w.add("unit_of_measurement", "m/s")
-                w.add("device_class", "speed")
-                w.add("state_class", "measurement")
-                w.add("suggested_display_precision", 1)
-                w.add("expire_after", gpsExpiry)
-                availability(&w, gps)
-            },
-            Entity(component: "sensor", key: "distance", feature: .gps) { w in
-                w.add("name", "Ride distance")
-                stateFields(&w, topic: Topic.ride.name, template: "{{ value_json.distance_m }}")
-                w.add("unit_of_measurement", "m")
-                w.add("device_class", "distance")
-                w.add("state_class", "total_increasing")
-                w.add("suggested_display_precision", 0)
-                availability(&w)
-            },
-            Entity(component: "sensor", key: "gps_state", feature: .gps) { w in
-                w.add("name", "GPS")
-                stateFields(&w, topic: Topic.gpsState.name, template: "{{ value_json.state }}", icon: "mdi:crosshairs-gps")
-                w.add("device_class", "enum")
-                w.add("options", json: "[" + GPSDeviceState.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "]")
-                w.add("entity_category", "diagnostic")
-                availability(&w)
-            },
-            Entity(component: "device_tracker", key: "position", feature: .gps) { w in
-                w.add("name", "Position")
-                w.add("json_attributes_topic", "\(baseTopic)/\(Topic.position)")
-                w.add("source_type", "gps")
-                w.add("icon", "mdi:bike")
-                availability(&w, gpsPresent)
-            },
-            Entity(component: "sensor", key: "sunset", feature: .sun) { w in
-                w.add("name", "Sunset")
-                stateFields(&w, topic: Topic.sun.name, template: "{{ value_json.sunset }}")
-                w.add("device_class", "timestamp")
-                availability(&w)
-            },
-            Entity(component: "sensor", key: "time_to_sunset", feature: .sun) { w in
-                w.add("name", "Time to sunset")
-                stateFields(&w, topic: Topic.sun.name, template: "{{ value_json.seconds_to_sunset }}")
-                w.add("unit_of_measurement", "s")
-                w.add("device_class", "duration")
-                availability(&w)
-            },
-        ]
-    }
+    /// Every entity of the gateway's device, in the order they are announced.
+    var entities: [Entity] { liveEntities + rideEntities + sunEntities + healthEntities }
 
     private func isEnabled(_ feature: Entity.Feature) -> Bool {
         switch feature {
         case .heartRate: features.heartRate
         case .gps: features.gps
         case .sun: features.sun
+        case .power: features.power
+        case .laps: features.laps
         }
     }
 
@@ -145,7 +94,7 @@ public struct HomeAssistantDiscovery: Sendable {
     public func gatewayConfigs() -> [Publication] {
         entities.map { entity in
             let topic = configTopic(component: entity.component, key: entity.key)
-            guard isEnabled(entity.feature) else { return removal(topic) }
+            guard entity.needs.allSatisfy(isEnabled) else { return removal(topic) }
             var w = JSONObjectWriter(capacity: 768)
             w.add("unique_id", "\(objectPrefix)_\(entity.key)")
             w.add("default_entity_id", Self.entityID(component: entity.component, objectID: "\(objectPrefix)_\(entity.key)"))
@@ -157,8 +106,8 @@ public struct HomeAssistantDiscovery: Sendable {
     }
 
     /// A BLE sensor as a device of its own reached through the gateway (`via_device`): a strap's battery
-    /// (the ids of earlier releases), a power meter's or speed/cadence sensor's readings and battery. Each is
-    /// available while the sensor is connected; readings also expire like the heart rate.
+    /// (the ids of earlier releases), a power meter's or speed/cadence sensor's readings and battery, and its
+    /// connection. Readings are available while the sensor is connected and expire like the heart rate.
     public func sensorConfigs(_ sensor: SensorRef, details: SensorDetails, measures: Set<SensorMeasure>) -> [Publication] {
         var device = JSONObjectWriter(capacity: 200)
         device.add("identifiers", json: "[\"\(sensorObjectPrefix(sensor))\"]")
@@ -167,17 +116,15 @@ public struct HomeAssistantDiscovery: Sendable {
         if let model = details.model { device.add("model", model) }
         device.add("via_device", objectPrefix)
         let deviceJSON = device.finish()
-        let connected = sourceAvailability(topic: Topic.sensor(sensor, .state).name, when: "value_json.state == 'connected'")
         return sensorEntities(sensor, measures: measures).map { entity in
             let objectID = "\(sensorObjectPrefix(sensor))_\(entity.key)"
             var w = JSONObjectWriter(capacity: 768)
             w.add("unique_id", objectID)
-            w.add("default_entity_id", Self.entityID(component: "sensor", objectID: objectID))
+            w.add("default_entity_id", Self.entityID(component: entity.component, objectID: objectID))
             entity.fields(&w)
-            availability(&w, connected)
             w.add("device", json: deviceJSON)
             w.add("origin", json: origin())
-            return Publication(topic: "\(discoveryPrefix)/sensor/\(objectID)/config", payload: w.finish(), retain: true, absolute: true)
+            return Publication(topic: "\(discoveryPrefix)/\(entity.component)/\(objectID)/config", payload: w.finish(), retain: true, absolute: true)
         }
     }
 
@@ -186,7 +133,7 @@ public struct HomeAssistantDiscovery: Sendable {
         entities.map { removal(configTopic(component: $0.component, key: $0.key)) }
             + sensors.flatMap { sensor, measures in
                 sensorEntities(sensor, measures: measures).map {
-                    removal("\(discoveryPrefix)/sensor/\(sensorObjectPrefix(sensor))_\($0.key)/config")
+                    removal("\(discoveryPrefix)/\($0.component)/\(sensorObjectPrefix(sensor))_\($0.key)/config")
                 }
             }
     }
@@ -200,62 +147,8 @@ public struct HomeAssistantDiscovery: Sendable {
     }
 
     /// `ridegate_<id>_strap_<address>` (as before) or `ridegate_<id>_sensor_<address>`.
-    private func sensorObjectPrefix(_ sensor: SensorRef) -> String {
+    func sensorObjectPrefix(_ sensor: SensorRef) -> String {
         "\(objectPrefix)_\(sensor.kind == .heartRate ? "strap" : "sensor")_\(sensor.id)"
-    }
-
-    private func sensorEntities(_ sensor: SensorRef, measures: Set<SensorMeasure>) -> [(key: String, fields: (inout JSONObjectWriter) -> Void)] {
-        let readings = sensor.kind == .power ? "\(sensor.topic)/power" : "\(sensor.topic)/speed_cadence"
-        let expiry = expiry(0)
-        var list: [(key: String, fields: (inout JSONObjectWriter) -> Void)] = []
-        if sensor.kind == .power, measures.contains(.power) {
-            list.append(("power", { w in
-                w.add("name", "Power")
-                stateFields(&w, topic: readings, template: "{{ value_json.power_w }}")
-                w.add("unit_of_measurement", "W")
-                w.add("device_class", "power")
-                w.add("state_class", "measurement")
-                w.add("expire_after", expiry)
-            }))
-            list.append(("power_3s", { w in
-                w.add("name", "Power (3 s)")
-                stateFields(&w, topic: readings, template: "{{ value_json.power_3s_w }}")
-                w.add("unit_of_measurement", "W")
-                w.add("device_class", "power")
-                w.add("state_class", "measurement")
-                w.add("expire_after", expiry)
-            }))
-        }
-        if sensor.kind != .heartRate, measures.contains(.cadence) {
-            list.append(("cadence", { w in
-                w.add("name", "Cadence")
-                stateFields(&w, topic: readings, template: "{{ value_json.cadence_rpm }}", icon: "mdi:rotate-right")
-                w.add("unit_of_measurement", "rpm")
-                w.add("state_class", "measurement")
-                w.add("suggested_display_precision", 0)
-                w.add("expire_after", expiry)
-            }))
-        }
-        if sensor.kind != .heartRate, measures.contains(.wheelSpeed) {
-            list.append(("wheel_speed", { w in
-                w.add("name", "Wheel speed")
-                stateFields(&w, topic: readings, template: "{{ value_json.wheel_speed_mps }}")
-                w.add("unit_of_measurement", "m/s")
-                w.add("device_class", "speed")
-                w.add("state_class", "measurement")
-                w.add("suggested_display_precision", 1)
-                w.add("expire_after", expiry)
-            }))
-        }
-        list.append(("battery", { w in
-            w.add("name", "Battery")
-            stateFields(&w, topic: Topic.sensor(sensor, .info).name, template: "{{ value_json.battery_pct }}")
-            w.add("unit_of_measurement", "%")
-            w.add("device_class", "battery")
-            w.add("state_class", "measurement")
-            w.add("entity_category", "diagnostic")
-        }))
-        return list
     }
 
     /// `<component>.<object id>` as Home Assistant writes entity ids: lower case, `[a-z0-9_]`, no `__`.
@@ -283,15 +176,37 @@ public struct HomeAssistantDiscovery: Sendable {
         Publication(topic: topic, payload: "", retain: true, absolute: true)
     }
 
-    private func expiry(_ interval: Double) -> Int {
+    func expiry(_ interval: Double) -> Int {
         guard interval.isFinite, interval > 0 else { return Self.minimumExpirySeconds }
         return max(Self.minimumExpirySeconds, Int((3 * interval).rounded(.up)))
     }
 
-    private func stateFields(_ w: inout JSONObjectWriter, topic: String, template: String, icon: String? = nil) {
+    func stateFields(_ w: inout JSONObjectWriter, topic: String, template: String, icon: String? = nil) {
         w.add("state_topic", "\(baseTopic)/\(topic)")
         w.add("value_template", template)
         if let icon { w.add("icon", icon) }
+    }
+
+    /// `field` (m/s) in km/h, or `None` (HA's unknown) when it is null: riders read km/h, and Home Assistant
+    /// converts km/h to mph on a US install by itself (it leaves m/s alone on a metric one).
+    static func kilometresPerHour(_ field: String) -> String {
+        "{{ (value_json.\(field) * 3.6) | round(1) if value_json.\(field) is number else none }}"
+    }
+
+    /// `field` (m) in km, or `None` when it is null.
+    static func kilometres(_ field: String) -> String {
+        "{{ (value_json.\(field) / 1000) | round(3) if value_json.\(field) is number else none }}"
+    }
+
+    /// `field` to the nearest whole number, or `None` when it is null: a state that changes only when what is
+    /// shown does (each change is a recorder row).
+    static func whole(_ field: String) -> String {
+        "{{ value_json.\(field) | round(0) | int if value_json.\(field) is number else none }}"
+    }
+
+    /// A binary sensor's state: `ON` while `condition` holds.
+    static func onWhen(_ condition: String) -> String {
+        "{{ 'ON' if \(condition) else 'OFF' }}"
     }
 
     private func gatewayDevice() -> String {
@@ -313,7 +228,7 @@ public struct HomeAssistantDiscovery: Sendable {
     }
 
     /// An availability entry from one of the gateway's state topics: available while `condition` holds.
-    private func sourceAvailability(topic: String, when condition: String) -> String {
+    func sourceAvailability(topic: String, when condition: String) -> String {
         var a = JSONObjectWriter(capacity: 160)
         a.add("topic", "\(baseTopic)/\(topic)")
         a.add("value_template", "{{ 'online' if \(condition) else 'offline' }}")
@@ -321,7 +236,7 @@ public struct HomeAssistantDiscovery: Sendable {
     }
 
     /// Available only while the gateway is online and, where given, the entity's source is too.
-    private func availability(_ w: inout JSONObjectWriter, _ source: String? = nil) {
+    func availability(_ w: inout JSONObjectWriter, _ source: String? = nil) {
         var gateway = JSONObjectWriter(capacity: 128)
         gateway.add("topic", "\(baseTopic)/status")
         gateway.add("payload_available", "online")

@@ -16,7 +16,8 @@ public struct WatchState: Sendable {
     /// Takes one message; `topic` is relative to the device's prefix.
     public mutating func receive(topic: String, payload: String) {
         if topic == "status" {
-            status = payload
+            // An empty payload clears the retained status (the demo does at its stop): the gateway is gone.
+            status = payload.isEmpty ? "offline" : payload
             return
         }
         guard let value = try? JSONValue(parsing: payload), case .object = value else {

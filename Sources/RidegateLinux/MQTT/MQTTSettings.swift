@@ -18,6 +18,9 @@ public struct MQTTSettings: Sendable {
     /// Home Assistant's birth/will topic; when it says `online`, discovery configs are sent again.
     public var homeAssistantStatusTopic: String?
     public var tls: TLS?
+    /// Clear every retained topic this client published, the status too, at an orderly stop (the demo: what it
+    /// showed must not outlive it on a broker a Home Assistant reads).
+    public var clearRetainedAtStop = false
 
     public struct TLS: Sendable {
         public var caFile: String

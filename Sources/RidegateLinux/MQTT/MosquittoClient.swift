@@ -62,6 +62,9 @@ public final class MosquittoClient: @unchecked Sendable {
         /// The offline status's message id at shutdown, and who waits for its acknowledgement.
         var offlineMessage: Int32?
         var offlineAcknowledged: CheckedContinuation<Bool, Never>?
+        /// Every topic published retained with a payload (full names), kept only where asked to clear them at
+        /// the stop (`MQTTSettings.clearRetainedAtStop`).
+        var retainedTopics: Set<String> = []
         /// Who waits for a connection; some (a one-off probe) only until the first attempt fails.
         var connectionWaiters: [(waiter: CheckedContinuation<Void, Never>, untilFirstFailure: Bool)] = []
         /// Stored readings acknowledged and not yet removed from the spool (see `retireAcknowledged`).
@@ -455,6 +458,9 @@ public final class MosquittoClient: @unchecked Sendable {
     @discardableResult
     private func send(topic full: String, payload: String, qos: Int, retain: Bool, mid: UnsafeMutablePointer<Int32>? = nil) -> Int32 {
         var text = payload
+        if retain, settings.clearRetainedAtStop {
+            if payload.isEmpty { connection.retainedTopics.remove(full) } else { connection.retainedTopics.insert(full) }
+        }
         connection.lastWritten = SystemClock.monotonicSeconds()
         connection.published = true
         let rc = text.withUTF8 { bytes in
@@ -542,15 +548,19 @@ public final class MosquittoClient: @unchecked Sendable {
         if ownsLoop { loop.stop() }
     }
 
-    /// On the loop: sends `offline` (retained, QoS 1) and resumes `acknowledged` on its PUBACK, or at once
-    /// with false when not connected.
+    /// On the loop: sends `offline` (retained, QoS 1), or clears every retained topic and the status where
+    /// asked, and resumes `acknowledged` on the status's PUBACK, or at once with false when not connected.
     private func publishOffline(_ acknowledged: CheckedContinuation<Bool, Never>) {
         guard connection.delivery.online, let status = settings.statusTopic else {
             acknowledged.resume(returning: false)
             return
         }
+        // Where asked (the demo), nothing is left behind: every retained topic is cleared, the status last.
+        for topic in connection.retainedTopics.sorted() where topic != status {
+            mosquitto_publish(handle, nil, topic, 0, nil, 1, true)
+        }
         var mid: Int32 = 0
-        let offline = Array("offline".utf8)
+        let offline = settings.clearRetainedAtStop ? [] : Array("offline".utf8)
         guard mosquitto_publish(handle, &mid, status, Int32(offline.count), offline, 1, true) == MOSQ_ERR_SUCCESS.rawValue else {
             acknowledged.resume(returning: false)
             return

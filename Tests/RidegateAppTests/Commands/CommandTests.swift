@@ -10,7 +10,7 @@ import Testing
         let sub = try MQTTSubscriber(port: broker.port, topic: "ridegate/e2e/#")
         let started = Date()
         let demo = try ChildProcess(RidegateAppTestsPaths.executable,
-                                    ["demo", "--start", "recorded", "--broker", "127.0.0.1:\(broker.port)", "--speed", "20", "--device-id", "e2e"],
+                                    ["demo", "--keep-retained", "--start", "recorded", "--broker", "127.0.0.1:\(broker.port)", "--speed", "20", "--device-id", "e2e"],
                                     captureOutput: true)
         let messages = await sub.wait(timeout: 10) { messages in
             messages.contains { $0.topic == "ridegate/e2e/heart_rate" && $0.json["zone"] is Int }
@@ -199,7 +199,7 @@ import Testing
         let broker = try await MosquittoBroker.start()
         let sub = try MQTTSubscriber(port: broker.port, topic: "ridegate/sig/#")
         let demo = try ChildProcess(RidegateAppTestsPaths.executable,
-                                    ["demo", "--broker", "127.0.0.1:\(broker.port)", "--speed", "10", "--device-id", "sig"], captureOutput: true)
+                                    ["demo", "--keep-retained", "--broker", "127.0.0.1:\(broker.port)", "--speed", "10", "--device-id", "sig"], captureOutput: true)
         await sub.wait(timeout: TestTime.seconds(10)) { $0.contains { $0.topic == "ridegate/sig/gps" } }
         for (sig, name) in [(SIGHUP, "SIGHUP"), (SIGUSR1, "SIGUSR1"), (SIGUSR2, "SIGUSR2")] {
             demo.signal(sig)

@@ -18,7 +18,7 @@ import Testing
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("rg-today-\(UUID().uuidString)").path
         let started = Date()
         let demo = try ChildProcess(RidegateAppTestsPaths.executable,
-                                    ["demo", "--broker", "127.0.0.1:\(broker.port)", "--device-id", "today", "--state-directory", state],
+                                    ["demo", "--keep-retained", "--broker", "127.0.0.1:\(broker.port)", "--device-id", "today", "--state-directory", state],
                                     captureOutput: true)
         let seen = await sub.wait(timeout: TestTime.seconds(15)) { $0.filter { $0.topic == "ridegate/today/gps" }.count >= 3 }
         demo.signal(SIGTERM)

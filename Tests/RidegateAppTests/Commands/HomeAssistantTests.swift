@@ -6,7 +6,15 @@ import Testing
 /// its documented schema, only enabled features announced, stale values, retained states after a stop, and
 /// the demo kept out of the real gateway's namespace.
 @Suite(.serialized) struct HomeAssistantTests {
-    static let gatewayKeys = ["heart_rate", "zone", "speed", "distance", "gps_state", "position", "sunset", "time_to_sunset"]
+    static let gatewayKeys = ["online", "heart_rate", "zone", "speed", "distance", "gps_state", "position", "riding", "moving_time",
+                              "average_power", "work", "last_ride", "sunrise", "sunset", "civil_dusk", "time_to_sunset", "dark_soon",
+                              "spool_depth", "ride_log_size"]
+    /// What the sun-only gateway announces: its connection, the sun, its health.
+    static let sunOnlyKeys = ["online", "sunrise", "sunset", "civil_dawn", "civil_dusk", "time_to_sunset", "dark_soon", "spool_depth",
+                              "spool_dropped", "broker_connections", "sensor_reconnects", "gps_time_rejected", "ride_log_size", "clock_offset"]
+    /// The demo: the gateway's 31 (no lap button, no auto-lap: no lap event), the strap's connection and battery, the
+    /// power meter's connection, power, 3 s power, cadence, wheel speed and battery.
+    static let demoConfigs = 39
 
     static func configs(_ messages: [MQTTSubscriber.Message]) -> [MQTTSubscriber.Message] {
         messages.filter { $0.topic.hasPrefix("homeassistant/") && $0.topic.hasSuffix("/config") }
@@ -16,14 +24,14 @@ import Testing
         configs(messages).filter { !$0.payload.isEmpty }.flatMap { HomeAssistantSchema.problems(topic: $0.topic, payload: $0.payload) }
     }
 
-    @Test("The demo: every config passes the schema; its own id; after SIGTERM no discovery and no state claiming life")
+    @Test("The demo: every config passes the schema; its own id; after SIGTERM nothing of it left retained on the broker")
     func demo() async throws {
         let broker = try await MosquittoBroker.start()
         let sub = try MQTTSubscriber(port: broker.port, topic: "#")
         let demo = try ChildProcess(RidegateAppTestsPaths.executable,
                                     ["demo", "--broker", "127.0.0.1:\(broker.port)", "--speed", "20"], captureOutput: true)
         let messages = await sub.wait(timeout: TestTime.seconds(15)) { m in
-            Set(Self.configs(m).filter { !$0.payload.isEmpty }.map(\.topic)).count == 14
+            Set(Self.configs(m).filter { !$0.payload.isEmpty }.map(\.topic)).count == Self.demoConfigs
                 && m.contains { $0.topic.hasSuffix("/position") } && m.contains { $0.topic.hasSuffix("/heart_rate") && $0.json["zone"] is Int }
                 && m.contains { $0.topic.hasSuffix("/sensor/demo-power/power") && $0.json["zone"] is Int && $0.json["cadence_rpm"] is Double }
         }
@@ -34,14 +42,13 @@ import Testing
         #expect(id.hasSuffix("-demo") && id.count > "-demo".count, "device id \(id)")
 
         let announced = Self.configs(messages).filter { !$0.payload.isEmpty }
-        // The gateway's 8, the strap's battery, the power meter's power, 3 s power, cadence, wheel speed, battery.
-        #expect(Set(announced.map(\.topic)).count == 14, "\(Set(announced.map(\.topic)).sorted())")
+        #expect(Set(announced.map(\.topic)).count == Self.demoConfigs, "\(Set(announced.map(\.topic)).sorted())")
         #expect(Self.schemaProblems(messages) == [])
         for key in Self.gatewayKeys {
             #expect(announced.contains { $0.topic.hasSuffix("/ridegate_\(id)_\(key)/config") }, "\(key) not announced")
         }
         #expect(announced.allSatisfy { !$0.payload.contains("\"object_id\"") })
-        let byKey = { (key: String) in announced.first { $0.topic.hasSuffix("_\(key)/config") }?.json ?? [:] }
+        let byKey = { (key: String) in announced.first { $0.topic.hasSuffix("/ridegate_\(id)_\(key)/config") }?.json ?? [:] }
         for key in ["heart_rate", "zone", "speed"] { #expect((byKey(key)["expire_after"] as? Int ?? 0) >= 15, "\(key) does not expire") }
         let slug = id.lowercased().replacingOccurrences(of: "-", with: "_")
         #expect(byKey("heart_rate")["default_entity_id"] as? String == "sensor.ridegate_\(slug)_heart_rate")
@@ -53,6 +60,10 @@ import Testing
         #expect((power["device"] as? [String: Any])?["via_device"] as? String == "ridegate_\(id)")
         #expect(byKey("sensor_demo-power_cadence")["unit_of_measurement"] as? String == "rpm")
         #expect(byKey("sensor_demo-power_wheel_speed")["device_class"] as? String == "speed")
+        #expect(byKey("sensor_demo-power_wheel_speed")["unit_of_measurement"] as? String == "km/h")
+        #expect(byKey("sensor_demo-power_connected")["device_class"] as? String == "connectivity")
+        #expect(byKey("strap_demo-strap_connected")["state_topic"] as? String == "\(base)/strap/demo-strap/state")
+        #expect(byKey("speed")["unit_of_measurement"] as? String == "km/h")
 
         // The tracker's topic carries a position or nothing: never a null one.
         let positions = messages.filter { $0.topic == "\(base)/position" }
@@ -70,17 +81,14 @@ import Testing
 
         demo.signal(SIGTERM)
         #expect(await demo.waitForExit(timeout: TestTime.seconds(5)).flatMap(ChildProcess.exitCode) == 0)
+        // Nothing retained: no discovery config, no state, no ride summary, no position, no status. The
+        // next demo starts from nothing (it used to show the previous ride's distance for a moment).
         let retained = try await MQTTSubscriber.retained(port: broker.port, topic: "#")
-        #expect(!retained.isEmpty)
-        #expect(!retained.contains { $0.topic.hasPrefix("homeassistant/") }, "left behind: \(retained.filter { $0.topic.hasPrefix("homeassistant/") }.map(\.topic))")
-        let value = { (topic: String) in retained.first { $0.topic == "\(base)/\(topic)" } }
-        #expect(value("status")?.payload == "offline")
-        #expect(value("gps/state")?.json["state"] as? String == "stopped")
-        #expect(value("strap/demo-strap/state")?.json["state"] as? String == "stopped")
-        #expect(value("sensor/demo-power/state")?.json["state"] as? String == "stopped")
-        #expect(value("sensor/demo-power/info")?.json["measures"] as? [String] == ["power", "cadence", "wheel_speed"])
-        #expect(value("health")?.json["gps_state"] as? String == "stopped")
-        #expect(value("position")?.json["latitude"] is Double)
+        #expect(retained.isEmpty, "left behind: \(retained.map(\.topic))")
+        // What it cleared was there: the final ride summary and the stopped states were published before.
+        let stopped = sub.messages.filter { $0.topic == "\(base)/gps/state" && $0.json["state"] as? String == "stopped" }
+        #expect(!stopped.isEmpty)
+        #expect(sub.messages.contains { $0.topic == "\(base)/ride" && $0.json["final"] as? Bool == true })
     }
 
     @Test("GPS and heart rate off: only the sun is announced, and what an earlier run announced is removed")
@@ -113,12 +121,11 @@ import Testing
         let sub = try MQTTSubscriber(port: broker.port, topic: "#", extraArguments: ["-R"])
         let daemon = try ChildProcess(RidegateAppTestsPaths.executable, ["run", "--config", config], captureOutput: true)
         let messages = await sub.wait(timeout: TestTime.seconds(10)) { m in
-            Self.configs(m).filter { $0.payload.isEmpty }.count >= 6 && Self.configs(m).contains { $0.topic.hasSuffix("_time_to_sunset/config") }
+            Self.configs(m).filter { $0.payload.isEmpty }.count >= 18 && Self.configs(m).contains { $0.topic.hasSuffix("_clock_offset/config") }
         }
         #expect(Self.schemaProblems(messages) == [])
         let retained = try await MQTTSubscriber.retained(port: broker.port, topic: "homeassistant/#")
-        #expect(retained.map(\.topic).sorted() == ["homeassistant/sensor/ridegate_solo_sunset/config",
-                                                   "homeassistant/sensor/ridegate_solo_time_to_sunset/config"])
+        #expect(retained.map { String($0.topic.split(separator: "/")[2].dropFirst("ridegate_solo_".count)) }.sorted() == Self.sunOnlyKeys.sorted())
         #expect(Self.schemaProblems(retained) == [])
 
         daemon.signal(SIGTERM)
@@ -128,6 +135,6 @@ import Testing
         // No GPS ran: nothing says anything about one.
         #expect(!after.contains { $0.topic == "ridegate/solo/gps/state" || $0.topic == "ridegate/solo/position" })
         // The daemon keeps its entities across a stop; they show unavailable through the offline status.
-        #expect(try await MQTTSubscriber.retained(port: broker.port, topic: "homeassistant/#").count == 2)
+        #expect(try await MQTTSubscriber.retained(port: broker.port, topic: "homeassistant/#").count == Self.sunOnlyKeys.count)
     }
 }

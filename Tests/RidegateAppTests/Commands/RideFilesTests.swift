@@ -221,7 +221,7 @@ import Testing
         let config = dir + "/ridegate.toml"
         try "[ride]\nexport_directory = \"\(exports)\"\nexport_formats = [\"fit\", \"gpx\"]\n".write(toFile: config, atomically: true, encoding: .utf8)
         let demo = try ChildProcess(RidegateAppTestsPaths.executable,
-                                    ["demo", "--start", "recorded", "--broker", "127.0.0.1:\(broker.port)", "--speed", "60", "--state-directory", dir + "/state",
+                                    ["demo", "--keep-retained", "--start", "recorded", "--broker", "127.0.0.1:\(broker.port)", "--speed", "60", "--state-directory", dir + "/state",
                                      "--config", config, "--device-id", "auto"], captureOutput: true)
         try await TestTime.pause(4)
         demo.signal(SIGTERM)

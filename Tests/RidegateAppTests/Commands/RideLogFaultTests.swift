@@ -24,7 +24,7 @@ import Testing
     /// The demo's ride for `seconds` (at 60x: a minute of riding a second), stopped with SIGTERM.
     func ride(_ state: String, seconds: Double, broker: MosquittoBroker) async throws -> [String] {
         let demo = try ChildProcess(RidegateAppTestsPaths.executable,
-                                    ["demo", "--start", "recorded", "--broker", "127.0.0.1:\(broker.port)", "--speed", "60", "--state-directory", state,
+                                    ["demo", "--keep-retained", "--start", "recorded", "--broker", "127.0.0.1:\(broker.port)", "--speed", "60", "--state-directory", state,
                                      "--device-id", "faults"], captureOutput: true)
         try await TestTime.pause(seconds)
         demo.signal(SIGTERM)

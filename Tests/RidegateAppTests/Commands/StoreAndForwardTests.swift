@@ -18,12 +18,13 @@ import Testing
 
     @Test("Outage, SIGKILL and restart lose nothing: every seq arrives, in order per topic")
     func nothingLost() async throws {
-        let port = try FreePort.loopback()
-        var broker = try await MosquittoBroker.start(port: port, persistence: true)
+        // The broker picks its port (retrying if another test takes it first); its restarts reuse it.
+        var broker = try await MosquittoBroker.start(persistence: true)
+        let port = broker.port
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("rg-sf-\(UUID().uuidString)").path
         let subscriberArguments = ["-c", "-i", "sf-\(port)", "-q", "1"]
         var sub = try MQTTSubscriber(port: port, topic: "ridegate/sf/#", extraArguments: subscriberArguments)
-        let demoArguments = ["demo", "--start", "recorded", "--broker", "127.0.0.1:\(port)", "--speed", "10", "--device-id", "sf", "--state-directory", state]
+        let demoArguments = ["demo", "--keep-retained", "--start", "recorded", "--broker", "127.0.0.1:\(port)", "--speed", "10", "--device-id", "sf", "--state-directory", state]
 
         var demo = try ChildProcess(RidegateAppTestsPaths.executable, demoArguments, captureOutput: true)
         await sub.wait(timeout: 15) { Self.seqs($0, "ridegate/sf/gps").count >= 5 }
@@ -86,10 +87,10 @@ import Testing
 
     @Test("A stop while the broker is away: the final ride summary and rides/last wait in the spool and arrive at the next start, retained, the ride's seq unbroken")
     func finalSummaryDuringAnOutage() async throws {
-        let port = try FreePort.loopback()
-        var broker = try await MosquittoBroker.start(port: port)
+        var broker = try await MosquittoBroker.start()
+        let port = broker.port
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("rg-sf-\(UUID().uuidString)").path
-        let arguments = ["demo", "--start", "recorded", "--broker", "127.0.0.1:\(port)", "--speed", "60", "--device-id", "out", "--state-directory", state]
+        let arguments = ["demo", "--keep-retained", "--start", "recorded", "--broker", "127.0.0.1:\(port)", "--speed", "60", "--device-id", "out", "--state-directory", state]
         var sub = try MQTTSubscriber(port: port, topic: "ridegate/out/ride")
         var demo = try ChildProcess(RidegateAppTestsPaths.executable, arguments, captureOutput: true)
         let live = await sub.wait(timeout: 30) { Self.seqs($0, "ridegate/out/ride").count >= 3 }

@@ -189,8 +189,10 @@ import Testing
         let health = try #require(out.first { $0.topic == "health" })
         #expect(health.retain && health.payload.contains(#""gps_state":"stopped""#))
         let removed = out.filter(\.absolute)
-        #expect(removed.count == 9 && removed.allSatisfy { $0.payload.isEmpty && $0.retain })
+        // Every gateway entity, and the strap's connection and battery.
+        #expect(removed.count == HomeAssistantDiscoveryTests.everything.count + 2 && removed.allSatisfy { $0.payload.isEmpty && $0.retain })
         #expect(removed.contains { $0.topic == "homeassistant/sensor/ridegate_demo_strap_s1_battery/config" })
+        #expect(removed.contains { $0.topic == "homeassistant/binary_sensor/ridegate_demo_strap_s1_connected/config" })
 
         // The daemon keeps its entities (they show unavailable through the offline status).
         var kept = core()

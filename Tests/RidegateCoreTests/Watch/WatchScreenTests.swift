@@ -47,6 +47,14 @@ import Testing
         #expect(lines.last?.contains("6 unreadable") == true)
     }
 
+    @Test("A status cleared (an empty retained payload: the demo at its stop) is a gateway gone: offline")
+    func clearedStatus() {
+        var s = WatchState()
+        s.receive(topic: "status", payload: "online")
+        s.receive(topic: "status", payload: "")
+        #expect(s.status == "offline")
+    }
+
     @Test("Units and clocks: metric and imperial, 24 and 12 hours, the clock from the locale")
     func units() {
         let us = DisplayUnits(system: .imperial, clock: DisplayUnits.Clock(locale: "en_US.UTF-8"))

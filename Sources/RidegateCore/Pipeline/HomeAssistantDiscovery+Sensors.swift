@@ -1,0 +1,57 @@
+/// The entities of one BLE sensor's device: its connection, what its features say it measures, its battery.
+extension HomeAssistantDiscovery {
+    func sensorEntities(_ sensor: SensorRef, measures: Set<SensorMeasure>) -> [Entity] {
+        let readings = sensor.kind == .power ? "\(sensor.topic)/power" : "\(sensor.topic)/speed_cadence"
+        let state = Topic.sensor(sensor, .state).name
+        let connected = sourceAvailability(topic: state, when: "value_json.state == 'connected'")
+        let expiry = expiry(0)
+        var list: [Entity] = [
+            // Off while the sensor is searched for or lost; unavailable (never a stale "on") while the gateway is off.
+            Entity("binary_sensor", "connected") { w in
+                w.add("name", "Connected")
+                stateFields(&w, topic: state, template: Self.onWhen("value_json.state == 'connected'"), icon: "mdi:bluetooth-connect")
+                w.add("device_class", "connectivity")
+                availability(&w)
+            },
+        ]
+        func reading(_ key: String, _ name: String, _ template: String, unit: String, deviceClass: String?, precision: Int?,
+                     icon: String? = nil, enabled: Bool = true) -> Entity {
+            Entity("sensor", key) { w in
+                w.add("name", name)
+                stateFields(&w, topic: readings, template: template, icon: icon)
+                w.add("unit_of_measurement", unit)
+                if let deviceClass { w.add("device_class", deviceClass) }
+                w.add("state_class", "measurement")
+                if let precision { w.add("suggested_display_precision", precision) }
+                w.add("expire_after", expiry)
+                if !enabled { w.add("enabled_by_default", false) }
+                availability(&w, connected)
+            }
+        }
+        if sensor.kind == .power, measures.contains(.power) {
+            // The 3 s average is what a head unit shows; the instantaneous power, a new state every second, is
+            // there for whoever enables it.
+            list.append(reading("power", "Power", "{{ value_json.power_w }}", unit: "W", deviceClass: "power", precision: nil, enabled: false))
+            list.append(reading("power_3s", "Power (3 s)", Self.whole("power_3s_w"), unit: "W", deviceClass: "power", precision: 0))
+        }
+        if sensor.kind != .heartRate, measures.contains(.cadence) {
+            list.append(reading("cadence", "Cadence", Self.whole("cadence_rpm"), unit: "rpm", deviceClass: nil, precision: 0,
+                                icon: "mdi:rotate-right"))
+        }
+        if sensor.kind != .heartRate, measures.contains(.wheelSpeed) {
+            // With a GPS the wheel speed repeats the speed: off by default then (a recorder row a second for nothing).
+            list.append(reading("wheel_speed", "Wheel speed", Self.kilometresPerHour("wheel_speed_mps"), unit: "km/h", deviceClass: "speed",
+                                precision: 1, enabled: !features.gps))
+        }
+        list.append(Entity("sensor", "battery") { w in
+            w.add("name", "Battery")
+            stateFields(&w, topic: Topic.sensor(sensor, .info).name, template: "{{ value_json.battery_pct }}")
+            w.add("unit_of_measurement", "%")
+            w.add("device_class", "battery")
+            w.add("state_class", "measurement")
+            w.add("entity_category", "diagnostic")
+            availability(&w, connected)
+        })
+        return list
+    }
+}

@@ -1,0 +1,86 @@
+"""What Home Assistant made of the demo (run by scripts/home-assistant-check with HA's own Python): its entity
+registry, its recorder database and its log. Prints what it found; exits 1 on any failure."""
+import json, pathlib, sqlite3, sys
+
+work, minutes, version = pathlib.Path(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
+config = work / "config"
+failures = []
+def check(ok, what):
+    print(("ok   " if ok else "FAIL ") + what)
+    if not ok:
+        failures.append(what)
+
+registry = json.loads((config / ".storage" / "core.entity_registry").read_text())["data"]
+entities = {e["entity_id"]: e for e in registry["entities"] if e["platform"] == "mqtt"}
+deleted = {e["entity_id"] for e in registry.get("deleted_entities", []) if e["platform"] == "mqtt"}
+expected = {  # entity id -> unit (None: no unit)
+    "binary_sensor.ridegate_bike_online": None, "sensor.ridegate_bike_heart_rate": "bpm", "sensor.ridegate_bike_zone": None,
+    "sensor.ridegate_bike_speed": "km/h", "sensor.ridegate_bike_gps_state": None, "device_tracker.ridegate_bike_position": None,
+    "binary_sensor.ridegate_bike_riding": None, "sensor.ridegate_bike_distance": "km", "sensor.ridegate_bike_moving_time": "s",
+    "sensor.ridegate_bike_elapsed_time": "s", "sensor.ridegate_bike_average_speed": "km/h", "sensor.ridegate_bike_maximum_speed": "km/h",
+    "sensor.ridegate_bike_climb": "m", "sensor.ridegate_bike_average_heart_rate": "bpm", "sensor.ridegate_bike_average_power": "W",
+    "sensor.ridegate_bike_normalized_power": "W", "sensor.ridegate_bike_work": "kJ", "sensor.ridegate_bike_last_ride": "km",
+    "sensor.ridegate_bike_sunrise": None, "sensor.ridegate_bike_sunset": None, "sensor.ridegate_bike_civil_dawn": None,
+    "sensor.ridegate_bike_civil_dusk": None, "sensor.ridegate_bike_time_to_sunset": "s", "binary_sensor.ridegate_bike_dark_soon": None,
+    "sensor.ridegate_bike_spool_depth": None, "sensor.ridegate_bike_spool_dropped": None, "sensor.ridegate_bike_broker_connections": None,
+    "sensor.ridegate_bike_sensor_reconnects": None, "sensor.ridegate_bike_gps_time_rejected": None, "sensor.ridegate_bike_ride_log_size": "B",
+    "sensor.ridegate_bike_clock_offset": "s",
+    "binary_sensor.ridegate_bike_strap_demo_strap_connected": None, "sensor.ridegate_bike_strap_demo_strap_battery": "%",
+    "binary_sensor.ridegate_bike_sensor_demo_power_connected": None, "sensor.ridegate_bike_sensor_demo_power_power": "W",
+    "sensor.ridegate_bike_sensor_demo_power_power_3s": "W", "sensor.ridegate_bike_sensor_demo_power_cadence": "rpm",
+    "sensor.ridegate_bike_sensor_demo_power_wheel_speed": "km/h", "sensor.ridegate_bike_sensor_demo_power_battery": "%",
+}
+seen = set(entities) | deleted
+missing = sorted(set(expected) - seen)
+check(not missing, f"every documented entity was created ({len(expected)}); missing: {missing}")
+extra = sorted(seen - set(expected))
+check(not extra, f"no entity beyond the documented ones; extra: {extra}")
+
+db = sqlite3.connect(config / "home-assistant_v2.db")
+def states(entity_id):
+    return db.execute("""SELECT s.state, a.shared_attrs, s.last_updated_ts FROM states s JOIN states_meta m ON s.metadata_id = m.metadata_id
+                         LEFT JOIN state_attributes a ON s.attributes_id = a.attributes_id WHERE m.entity_id = ? ORDER BY s.state_id""",
+                      (entity_id,)).fetchall()
+for entity_id, unit in sorted(expected.items()):
+    rows = states(entity_id)
+    units = {json.loads(a or "{}").get("unit_of_measurement") for _, a, _ in rows if _ not in (None, "unavailable", "unknown")}
+    units.discard(None)
+    if unit and rows:
+        check(units <= {unit}, f"{entity_id}: unit {sorted(units)} (expected {unit})")
+killed = (work / "killed-at").read_text().strip()
+import datetime
+killed_ts = datetime.datetime.fromisoformat(killed).replace(tzinfo=datetime.timezone.utc).timestamp()
+def state_at(entity_id, ts):
+    rows = [r for r in states(entity_id) if r[2] <= ts]
+    return rows[-1] if rows else None
+online = state_at("binary_sensor.ridegate_bike_online", killed_ts)
+check(online is not None and online[0] == "off", f"online after the gateway died: {online and online[0]}")
+tracker = state_at("device_tracker.ridegate_bike_position", killed_ts)
+attrs = json.loads(tracker[1] or "{}") if tracker else {}
+check(tracker is not None and tracker[0] not in ("unavailable", "unknown") and "latitude" in attrs,
+      f"tracker after the gateway died: {tracker and tracker[0]}, latitude {attrs.get('latitude')}, longitude {attrs.get('longitude')}")
+speed = [r[0] for r in states("sensor.ridegate_bike_speed") if r[0] not in (None, "", "unavailable", "unknown")]
+check(bool(speed) and all(0 <= float(v) < 80 for v in speed), f"speed in km/h: {len(speed)} states, max {max(map(float, speed)) if speed else None}")
+riding = [r[0] for r in states("binary_sensor.ridegate_bike_riding") if r[0]]
+check("on" in riding, f"riding was on during the ride: {sorted(set(riding))}")
+
+# Recorder rows while riding: every state row of the demo's entities during the first run, per hour.
+first = db.execute("""SELECT MIN(s.last_updated_ts) FROM states s JOIN states_meta m ON s.metadata_id = m.metadata_id
+                      WHERE m.entity_id = 'sensor.ridegate_bike_heart_rate' AND s.state NOT IN ('unavailable', 'unknown')""").fetchone()[0]
+per_entity = db.execute("""SELECT m.entity_id, COUNT(*) FROM states s JOIN states_meta m ON s.metadata_id = m.metadata_id
+                           WHERE m.entity_id LIKE '%ridegate_bike%' AND s.last_updated_ts BETWEEN ? AND ? GROUP BY m.entity_id
+                           ORDER BY 2 DESC""", (first or 0, killed_ts)).fetchall()
+span_h = max(1e-6, (killed_ts - (first or killed_ts)) / 3600)
+total = sum(n for _, n in per_entity)
+print(f"recorder: {total} state rows in {span_h * 60:.1f} riding minutes = {total / span_h:.0f} rows per riding hour; busiest: "
+      + ", ".join(f"{e.split('.', 1)[1].replace('ridegate_bike_', '')} {n / span_h:.0f}/h" for e, n in per_entity[:6]))
+
+log = (config / "home-assistant.log").read_text(errors="replace")
+problems = [line for line in log.splitlines() if ("WARNING" in line or "ERROR" in line) and ("mqtt" in line.lower() or "ridegate" in line)]
+check(not problems, f"no MQTT or ridegate warning or error in HA's log ({len(problems)}): " + " | ".join(problems[:5]))
+retained = [line for line in (work / "retained.txt").read_text().splitlines() if line.strip()]
+check(not retained, f"nothing of the demo retained after its orderly stop ({len(retained)}): {retained[:5]}")
+after_stop = sorted(e for e in expected if e in entities)
+check(not after_stop, f"the demo's entities removed at its orderly stop; left: {after_stop[:5]}")
+print(f"home-assistant-check: Home Assistant {version}: {'passed' if not failures else str(len(failures)) + ' failed'}")
+sys.exit(1 if failures else 0)
