@@ -2,7 +2,7 @@
 /// from `rides/last`, and laps as events.
 ///
 /// The totals have no availability: the final summary is retained, so after the ride (the gateway off) they
-/// still show what was ridden. Durations are in seconds (HA shows them as h:mm:ss), distances in km,
+/// still show what was ridden. Durations are in seconds (HA converts them to min or h on request), distances in km,
 /// speeds in km/h (HA converts both on a US install).
 extension HomeAssistantDiscovery {
     var rideEntities: [Entity] {
