@@ -20,6 +20,25 @@ public enum ATTOpcode: UInt8, Sendable {
     case writeCommand = 0x52
 }
 
+/// What a PDU is by its opcode (§3.3, the method table of §3.4.8): only a response ends a transaction.
+/// Notifications and indications are odd too (0x1B, 0x1D), so "odd means response" is wrong.
+public enum ATTMethod: Sendable, Equatable {
+    case response, request, command, notification, indication, confirmation, unknown
+
+    public init(opcode: UInt8) {
+        switch opcode {
+        case 0x01, 0x03, 0x05, 0x07, 0x09, 0x0B, 0x0D, 0x0F, 0x11, 0x13, 0x17, 0x19, 0x21: self = .response
+        case 0x02, 0x04, 0x06, 0x08, 0x0A, 0x0C, 0x0E, 0x10, 0x12, 0x16, 0x18, 0x20: self = .request
+        case 0x1B, 0x23: self = .notification
+        case 0x1D: self = .indication
+        case 0x1E: self = .confirmation
+        // The command flag (bit 6): Write Command 0x52, Signed Write Command 0xD2.
+        case 0x52, 0xD2: self = .command
+        default: self = .unknown
+        }
+    }
+}
+
 /// ATT error codes (§3.4.1.1). Open: an unknown code from an odd strap is data.
 public struct ATTErrorCode: Hashable, Sendable, CustomStringConvertible {
     public let rawValue: UInt8

@@ -56,8 +56,9 @@ public actor ATTClient {
         do {
             pdu = try ATTPDU(decoding: bytes)
         } catch {
-            // A malformed response still ends the transaction it answers; anything else is dropped.
-            if pending != nil, let op = bytes.first, op & 0x01 == 1 || op == 0x01 {
+            // A malformed response still ends the transaction it answers; anything else (a truncated
+            // notification or indication among them) is dropped and the request keeps waiting.
+            if pending != nil, let op = bytes.first, ATTMethod(opcode: op) == .response {
                 takePending()?.continuation.resume(throwing: ATTClientError.malformed(error.description))
             }
             return
@@ -72,7 +73,17 @@ public actor ATTClient {
             // A peripheral may start its own exchange; answer with ours (§3.4.2.2).
             try? bearer.send(ATTPDU.exchangeMTUResponse(mtu: 247).encoded)
         default:
-            takePending()?.continuation.resume(returning: pdu)
+            guard let op = bytes.first else { return }
+            switch ATTMethod(opcode: op) {
+            case .response:
+                takePending()?.continuation.resume(returning: pdu)
+            case .request:
+                // The gateway serves no attributes; a request must still be answered (§3.4.1.1), or the peer
+                // waits out its own transaction timeout and drops the link.
+                try? bearer.send(ATTPDU.errorResponse(request: op, handle: 0, code: .requestNotSupported).encoded)
+            case .command, .notification, .indication, .confirmation, .unknown:
+                break
+            }
         }
     }
 

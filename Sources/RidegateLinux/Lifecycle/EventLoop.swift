@@ -98,8 +98,13 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         }
         Task.detached { await EventLoop.$current.withValue(loop) { await main(loop) } }
         loop.run()
-        exit(0) // the loop's epoll failed (said on stderr): nothing can run any more
+        // The loop's epoll failed (said on stderr): nothing can run any more. Not 0: systemd's
+        // Restart=on-failure must bring the daemon back on the bike.
+        exit(EventLoop.failureExitStatus)
     }
+
+    /// The process's exit status when its loop fails: EX_OSERR (sysexits.h), an operating system error.
+    public static let failureExitStatus: Int32 = 71
 
     public func enqueue(_ job: consuming ExecutorJob) {
         submit(.job(UnownedJob(job)), due: 0)
@@ -300,17 +305,19 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
                 }
             }
             work.removeAll(keepingCapacity: true)
-            if hadWork {
-                // What those jobs enqueued runs before any waiting: this turn is not over.
-                continue
-            }
+            // Stopping: what is already queued still runs, then the loop ends.
+            if hadWork, !running { continue }
             guard running else { break }
+            // A batch is what was queued when it began; between batches the descriptors and the signal pipe are
+            // looked at without waiting, so a job that queues itself again and again cannot starve the GPS,
+            // the sockets or a stop signal. Only an empty queue waits (a wakeup).
+            let wait = hadWork ? 0 : timeout
             let count = ready.withUnsafeMutableBufferPointer { fds in
-                hangups.withUnsafeMutableBufferPointer { rg_epoll_wait(epoll, fds.baseAddress, $0.baseAddress, Int32(fds.count), timeout) }
+                hangups.withUnsafeMutableBufferPointer { rg_epoll_wait(epoll, fds.baseAddress, $0.baseAddress, Int32(fds.count), wait) }
             }
             state.withLock { s in
                 s.sleepingUntil = nil
-                s.wakeups += 1
+                if wait != 0 { s.wakeups += 1 }
             }
             if count < 0 {
                 // EINTR: wait again. Anything else means the epoll descriptor itself is gone: spinning on it

@@ -88,6 +88,30 @@ import Testing
         _ = await reader.value
     }
 
+    @Test("During a request, a truncated notification or indication is dropped and a request from the peer is refused; the real response still ends the request")
+    func notificationsAreNotResponses() async throws {
+        let (client, peer, reader) = try connect()
+        let read = Task { try await client.read(0x0013) }
+        #expect(await peer.receive() == ATTPDU.readRequest(handle: 0x13).encoded)
+        peer.send([0x1B, 0x12]) // a notification cut short (odd opcode, not a response)
+        peer.send([0x1D]) // an indication cut short
+        peer.send(ATTPDU.readRequest(handle: 0x0001).encoded) // the peer asks us something
+        #expect(await peer.receive() == ATTPDU.errorResponse(request: 0x0A, handle: 0, code: .requestNotSupported).encoded)
+        peer.send(ATTPDU.readResponse([7, 8]).encoded)
+        #expect(try await read.value == [7, 8])
+        peer.close()
+        _ = await reader.value
+    }
+
+    @Test("Opcodes by the spec's method table: responses, requests, notifications, indications, commands")
+    func methods() {
+        #expect([0x01, 0x03, 0x05, 0x09, 0x0B, 0x11, 0x13, 0x21].allSatisfy { ATTMethod(opcode: UInt8($0)) == .response })
+        #expect([0x02, 0x0A, 0x10, 0x12].allSatisfy { ATTMethod(opcode: UInt8($0)) == .request })
+        #expect(ATTMethod(opcode: 0x1B) == .notification && ATTMethod(opcode: 0x23) == .notification)
+        #expect(ATTMethod(opcode: 0x1D) == .indication && ATTMethod(opcode: 0x1E) == .confirmation)
+        #expect(ATTMethod(opcode: 0x52) == .command && ATTMethod(opcode: 0xD2) == .command && ATTMethod(opcode: 0x7F) == .unknown)
+    }
+
     @Test("A peer that answers and hangs up in the same instant: the answer is taken and the link's end seen (found by fuzzing: the reader used to miss the end and the session hung, connected, forever)")
     func answerThenHangUp() async throws {
         let (client, peer, reader) = try connect()

@@ -129,4 +129,45 @@ import Testing
         }
         #expect(await already.value < 60)
     }
+
+    @Test("A job that queues itself forever starves nothing: a descriptor's handler and a timer still run between its turns")
+    func fairLoop() async throws {
+        let loop = try EventLoop()
+        defer { loop.stop() }
+        let spinning = Locked(true)
+        let turns = Locked(0)
+        let handled = Locked(false)
+        let timerRan = Locked(false)
+        // A job that queues itself again each time it runs (a busy consumer, a bug): the queue is never empty
+        // until what it would starve has run (then it stops by itself: a spinning core slows the other suites).
+        @Sendable func spin() {
+            turns.withLock { $0 += 1 }
+            let done = handled.withLock { $0 } && timerRan.withLock { $0 }
+            if spinning.withLock({ $0 }), !done { loop.execute(spin) }
+        }
+        var fds: [Int32] = [-1, -1]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
+        let (reader, writer) = (fds[0], fds[1])
+        defer { close(reader); close(writer) }
+        // The signal pipe is such a descriptor: served between the spinning job's turns, Ctrl-C gets through.
+        try loop.watch(reader) { _ in
+            var byte: UInt8 = 0
+            _ = read(reader, &byte, 1)
+            handled.withLock { $0 = true }
+        }
+        loop.execute(after: 0.05) { timerRan.withLock { $0 = true } }
+        loop.execute(spin)
+        var b: UInt8 = 1
+        _ = send(writer, &b, 1, 0)
+        let deadline = SystemClock.monotonicSeconds() + TestTime.seconds(5)
+        // Waiting without holding one of the test pool's threads (the other suites run beside this one).
+        while !(handled.withLock { $0 } && timerRan.withLock { $0 }), SystemClock.monotonicSeconds() < deadline {
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        spinning.withLock { $0 = false }
+        loop.unwatch(reader)
+        #expect(handled.withLock { $0 }, "the descriptor's handler never ran while the job spun")
+        #expect(timerRan.withLock { $0 }, "the timer never ran while the job spun")
+        #expect(turns.withLock { $0 } > 10, "the job did spin")
+    }
 }
