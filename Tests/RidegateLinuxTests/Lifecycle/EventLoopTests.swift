@@ -6,6 +6,19 @@ import Testing
 
 /// The gateway's one thread: tasks preferring the loop run on it, and a read stream made there is served by it.
 @Suite struct EventLoopTests {
+    /// A socket pair whose reading end the loop watches: `byte` runs on the loop for each byte written.
+    static func watchedPair(_ loop: EventLoop, byte: @escaping @Sendable () -> Void) throws -> (reader: Int32, writer: Int32) {
+        var fds: [Int32] = [-1, -1]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
+        let reader = fds[0]
+        try loop.watch(reader) { _ in
+            var one: UInt8 = 0
+            _ = read(reader, &one, 1)
+            byte()
+        }
+        return (reader, fds[1])
+    }
+
     @Test("Tasks preferring the loop run on its one thread, also after a suspension")
     func oneThread() async throws {
         let loop = try EventLoop()
@@ -78,15 +91,8 @@ import Testing
         let note: @Sendable (String) -> Void = { name in
             seen.withLock { $0.append((name, EventLoop.current === loop, UInt(pthread_self()))) }
         }
-        var fds: [Int32] = [-1, -1]
-        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
-        let (reader, writer) = (fds[0], fds[1])
+        let (reader, writer) = try Self.watchedPair(loop) { note("handler") }
         defer { close(reader); close(writer) }
-        try loop.watch(reader) { _ in
-            var byte: UInt8 = 0
-            _ = read(reader, &byte, 1)
-            note("handler")
-        }
         loop.execute(after: 0.01) {
             loopThread.withLock { $0 = UInt(pthread_self()) }
             note("timer")
@@ -145,16 +151,9 @@ import Testing
             let done = handled.withLock { $0 } && timerRan.withLock { $0 }
             if spinning.withLock({ $0 }), !done { loop.execute(spin) }
         }
-        var fds: [Int32] = [-1, -1]
-        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
-        let (reader, writer) = (fds[0], fds[1])
-        defer { close(reader); close(writer) }
         // The signal pipe is such a descriptor: served between the spinning job's turns, Ctrl-C gets through.
-        try loop.watch(reader) { _ in
-            var byte: UInt8 = 0
-            _ = read(reader, &byte, 1)
-            handled.withLock { $0 = true }
-        }
+        let (reader, writer) = try Self.watchedPair(loop) { handled.withLock { $0 = true } }
+        defer { close(reader); close(writer) }
         loop.execute(after: 0.05) { timerRan.withLock { $0 = true } }
         loop.execute(spin)
         var b: UInt8 = 1
