@@ -33,8 +33,11 @@ import Testing
         let sunsetTime = try #require(ISO8601DateFormatter().date(from: String(sunset.prefix(19)) + "Z"))
         #expect(abs(sunsetTime.timeIntervalSince(started)) < 36 * 3600, "sunset \(sunset)")
         let output = await demo.waitForAllOutput(timeout: 5)
-        let day = String(first.prefix(10))
-        #expect(output.contains { $0.hasPrefix("ride: ") && $0.contains(" ride \(day) near ") }, "\(output.suffix(3))")
+        // The name's day is the local solar day where the ride began (longitude / 15 hours from UTC): in the
+        // evening west of Greenwich it is the UTC date before.
+        let lon = try #require(seen.first { $0.topic == "ridegate/today/gps" && $0.json["lon"] is Double }?.json["lon"] as? Double)
+        let day = String(Self.iso(gpsTime.addingTimeInterval(lon / 15 * 3600)).prefix(10))
+        #expect(output.contains { $0.hasPrefix("ride: ") && $0.contains(" ride \(day) near ") }, "\(output.suffix(3)), solar day \(day)")
     }
 
     @Test("--start takes 'recorded' or a UTC time; anything else is a usage error that says what it takes")

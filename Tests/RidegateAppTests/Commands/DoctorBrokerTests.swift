@@ -26,9 +26,10 @@ import Testing
         let broker = try await MosquittoBroker.start(extraConfig: "allow_anonymous false\n")
         let login = try await brokerLine(host: "127.0.0.1", port: broker.port)
         #expect(login.contains("refused"), "\(login)")
-        // It answered at the first refusal: one CONNECT reached the broker (a retry would come a second later).
+        // It answered at the first refusal: one CONNECT reached the broker. The retry comes a second later, and
+        // on a loaded machine it may slip in before the doctor has ended; waiting out 5 s would make three.
         let attempts = broker.logText.components(separatedBy: "Sending CONNACK").count - 1
-        #expect(attempts == 1, "\(attempts) connection attempts: \(broker.logText.suffix(600))")
+        #expect((1...2).contains(attempts), "\(attempts) connection attempts: \(broker.logText.suffix(600))")
         let good = try await MosquittoBroker.start()
         let connected = try await brokerLine(host: "127.0.0.1", port: good.port)
         #expect(connected.contains("connected to 127.0.0.1:\(good.port)"), "\(connected)")
