@@ -73,14 +73,18 @@ public struct RideRecorder: Sendable {
     public var hasHeldPoints: Bool { !held.isEmpty }
 
     /// The held-back points, dated now that the clock can be (`date`: a receive time's UTC). Those received from
-    /// `fixesFrom` (monotonic seconds) on are dropped: the fixes the clock was established by cover that time.
-    public mutating func release(fixesFrom: Double? = nil, dating date: (ReceiveTime) -> Timestamp) -> [RideLogEntry] {
+    /// the first fix on (`firstFix`: its receive time and GPS time), or dated from its time on, are dropped: the
+    /// fixes the clock was established by cover that time. (Fixes read late, in a burst, date the points before
+    /// them later than they were: such a point would come after the ride's first fix and split the ride.)
+    public mutating func release(firstFix: (received: Double, time: Timestamp)? = nil,
+                                 dating date: (ReceiveTime) -> Timestamp) -> [RideLogEntry] {
         defer { held.removeAll() }
         var last: Timestamp?
         return held.compactMap { entry in
-            if let fixesFrom, entry.received.monotonicSeconds >= fixesFrom { return nil }
+            if let firstFix, entry.received.monotonicSeconds >= firstFix.received { return nil }
             var point = entry.point
             point.time = date(entry.received)
+            if let firstFix, point.time >= firstFix.time { return nil }
             guard last.map({ point.time.secondsSince1970.rounded(.down) > $0.secondsSince1970.rounded(.down) }) ?? true else { return nil }
             last = point.time
             return .point(point)

@@ -1,21 +1,32 @@
 import Foundation
+import RidegateCore
 import RidegateTestSupport
 import Testing
 
 /// The GPS read through a real gpsd: `gpsfake` (Debian's gpsd-clients) starts gpsd on a free port and feeds it
 /// the demo ride's NMEA; `ridegate run` with `gps.gpsd` publishes its fixes, and comes back when gpsd restarts.
+/// gpsfake plays at the receiver's pace (three sentences an epoch, a third of a second apart): faster, GPS time
+/// would outrun the clock the gateway judges epochs by, and it would rightly ignore them.
 @Suite(.serialized) struct GPSDSourceTests {
     func startGPSFake(port: Int, log: String) throws -> ChildProcess {
         try ChildProcess(try Executables.find("gpsfake", hint: "apt-get install gpsd gpsd-clients").path,
-                         ["-P", String(port), "-c", "0.05", "-q", log], captureOutput: true)
+                         ["-P", String(port), "-c", "0.333", "-q", log], captureOutput: true)
+    }
+
+    /// The ride's first `lines` sentences with their times moved so that the first epoch falls at `start`.
+    func ride(_ lines: Int, from start: Timestamp) throws -> String {
+        let text = try String(contentsOfFile: RidegateAppTestsPaths.repository + "/demo/ride.nmea", encoding: .utf8)
+        let shift = NMEATimeShift(from: Timestamp(iso8601: "2026-06-21T16:00:00Z") ?? start, to: start)
+        return text.split(separator: "\n").prefix(lines).map { String(decoding: shift.apply(to: ArraySlice($0.utf8)), as: UTF8.self) }
+            .joined(separator: "\n").appending("\n")
     }
 
     @Test("gps.gpsd: fixes through gpsd reach MQTT; gpsd stopping says no_device; a restarted gpsd is read again")
     func throughGPSD() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rg-gpsd-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        let ride = try String(contentsOfFile: RidegateAppTestsPaths.repository + "/demo/ride.nmea", encoding: .utf8)
-        try ride.split(separator: "\n").prefix(600).joined(separator: "\n").appending("\n").write(toFile: dir + "/ride.nmea", atomically: true, encoding: .utf8)
+        let recorded = try #require(Timestamp(iso8601: "2026-06-21T16:00:00Z"))
+        try ride(90, from: recorded).write(toFile: dir + "/ride.nmea", atomically: true, encoding: .utf8)
         let broker = try await MosquittoBroker.start()
         let gpsdPort = try FreePort.loopback()
         try """
@@ -41,14 +52,18 @@ import Testing
         #expect(fixes.filter { $0.topic == "ridegate/g/gps" }.count >= 5, "\(daemon.lines.suffix(8))")
         #expect(fixes.contains { $0.topic == "ridegate/g/gps/state" && $0.json["state"] as? String == "ok" })
 
-        // gpsd goes away: said on gps/state and in the log; then it is back on the same port and read again.
+        // gpsd goes away: said on gps/state and in the log; then it is back on the same port and read again,
+        // playing on from where GPS time has got to (the gateway ignores a receiver whose time went back).
         // SIGINT: gpsfake stops its gpsd on the way out (on SIGTERM it leaves it running).
+        let lastFix = try #require(sub.messages.last { $0.topic == "ridegate/g/gps" }.flatMap { ($0.json["ts"] as? String).flatMap(Timestamp.init(iso8601:)) })
+        let seenAt = Date()
         gpsfake.signal(SIGINT)
         _ = await gpsfake.waitForExit(timeout: TestTime.seconds(10))
         let gone = await sub.wait(timeout: TestTime.seconds(15)) { $0.last { $0.topic == "ridegate/g/gps/state" }?.json["state"] as? String == "no_device" }
         #expect(gone.last { $0.topic == "ridegate/g/gps/state" }?.json["state"] as? String == "no_device")
         let before = sub.messages.filter { $0.topic == "ridegate/g/gps" }.count
-        gpsfake = try startGPSFake(port: gpsdPort, log: dir + "/ride.nmea")
+        try ride(90, from: lastFix + Date().timeIntervalSince(seenAt).rounded(.up) + 1).write(toFile: dir + "/again.nmea", atomically: true, encoding: .utf8)
+        gpsfake = try startGPSFake(port: gpsdPort, log: dir + "/again.nmea")
         let again = await sub.wait(timeout: TestTime.seconds(40)) { $0.filter { $0.topic == "ridegate/g/gps" }.count >= before + 5 }
         #expect(again.filter { $0.topic == "ridegate/g/gps" }.count >= before + 5, "\(daemon.lines.suffix(8))")
         #expect(daemon.lines.contains { $0.contains("gpsd closed the connection; reconnecting") })

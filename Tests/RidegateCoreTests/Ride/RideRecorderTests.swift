@@ -38,6 +38,26 @@ import Testing
         #expect(points.suffix(3).allSatisfy { $0.latitude == 40 })
     }
 
+    @Test("Fixes read late, in a burst: the held points come before the first fix, never after it (the ride would split)")
+    func burstOfFirstFixes() {
+        var c = GatewayCore(settings: GatewayCore.Settings(zones: .percentOfMax(190, percentages: [50, 60, 70, 80, 90])))
+        var points: [RidePoint] = []
+        for s in 0..<10 {
+            points += Self.points(c.handle(.heartRate(strap: "s1", HeartRateMeasurement(beatsPerMinute: 120), at: at(Double(s) * 0.5))))
+        }
+        // A busy process reads three seconds of fixes at once: the reference, taken at the last, dates the
+        // strap's points up to two seconds later than they came.
+        for s in 0..<3 {
+            let fix = GPSFix(time: Timestamp(secondsSince1970: Self.fixTime + Double(s)), mode: .threeD, latitude: 40, longitude: -105,
+                             speedMetersPerSecond: 0, hdop: 0.9)
+            points += Self.points(c.handle(.gpsFix(fix, at: at(5 + Double(s) * 0.01))))
+        }
+        // Held from 0 to 4.5 s, dated 3.02 s before the first fix to 1.48 s after it: those after it go.
+        let times = points.map(\.time.secondsSince1970)
+        #expect(times == times.sorted() && times.count == 3 + 4, "\(times.map { $0 - Self.fixTime })")
+        #expect(times.suffix(3) == [0.0, 1, 2].map { Self.fixTime + $0 })
+    }
+
     @Test("Without a GPS configured the sensors' points go to the ride log at once, on the system clock")
     func noGPSNoWait() {
         var settings = GatewayCore.Settings(zones: .percentOfMax(190, percentages: [50, 60, 70, 80, 90]))
