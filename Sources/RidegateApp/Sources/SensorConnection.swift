@@ -55,14 +55,32 @@ public struct SensorConnection: Sendable {
     private func session(_ client: ATTClient, emit: @escaping @Sendable (SourceEvent) -> Void) async throws(ATTClientError) {
         let mtu = try await client.exchangeMTU()
         let services = try await client.discoverPrimaryServices()
-        var subscribed: [UInt16: BluetoothUUID] = [:]
+        let subscription = try await subscribe(client, services: services)
+        var details = await readDetails(client, services: services, subscription: subscription)
+        let batteryHandle = await subscribeToBattery(client, services: services, details: &details)
+        logger.info("sensor connected", [("sensor.id", sensor.id), ("sensor.name", details.name ?? "?"),
+                                         ("sensor.measures", details.measures.sorted().map(\.rawValue).joined(separator: ",")), ("att.mtu", String(mtu))])
+        emit(.sensorState(sensor, .connected, at: clock.now()))
+        emit(.sensorDetails(sensor, details, at: clock.now()))
+        await forward(client.notifications, measurements: subscription.handles, batteryHandle: batteryHandle, details: details, emit: emit)
+    }
+
+    /// The measurements subscribed to (value handle → characteristic), every characteristic of their services,
+    /// and those of the configured kind's service (where its sensor location is).
+    private struct Subscription {
+        var handles: [UInt16: BluetoothUUID] = [:]
         var characteristics: [GATTCharacteristic] = []
-        var ofKind: [GATTCharacteristic] = [] // the configured kind's service: where its sensor location is
+        var ofKind: [GATTCharacteristic] = []
+    }
+
+    /// Subscribes to every measurement the device has, of the kinds ridegate reads.
+    private func subscribe(_ client: ATTClient, services: [GATTService]) async throws(ATTClientError) -> Subscription {
+        var subscription = Subscription()
         for (serviceUUID, characteristicUUID, name) in Self.measurements {
             guard let service = services.first(where: { $0.uuid == serviceUUID }) else { continue }
             let found = try await client.discoverCharacteristics(of: service)
-            characteristics += found
-            if serviceUUID == sensor.kind.service { ofKind = found }
+            subscription.characteristics += found
+            if serviceUUID == sensor.kind.service { subscription.ofKind = found }
             guard let measurement = found.first(where: { $0.uuid == characteristicUUID }) else {
                 throw .malformed("the device's service \(serviceUUID.description) has no \(name)")
             }
@@ -71,14 +89,20 @@ public struct SensorConnection: Sendable {
             }
             // Notifications (0x0001), or indications (0x0002) from a sensor that only indicates.
             try await client.write(cccd.handle, measurement.canNotify ? [0x01, 0x00] : [0x02, 0x00])
-            subscribed[measurement.valueHandle] = characteristicUUID
+            subscription.handles[measurement.valueHandle] = characteristicUUID
         }
-        guard !subscribed.isEmpty else {
+        guard !subscription.handles.isEmpty else {
             throw .malformed("the device has no Heart Rate (0x180D), Cycling Speed and Cadence (0x1816) or Cycling Power (0x1818) service")
         }
+        return subscription
+    }
 
+    /// What the device says of itself: what it measures, its name, where it is worn or mounted, who made it.
+    /// Each is optional: a device that will not tell is still read.
+    private func readDetails(_ client: ATTClient, services: [GATTService], subscription: Subscription) async -> SensorDetails {
         var details = SensorDetails()
-        details.measures = await measures(client, characteristics: characteristics, subscribed: Set(subscribed.values))
+        let characteristics = subscription.characteristics
+        details.measures = await measures(client, characteristics: characteristics, subscribed: Set(subscription.handles.values))
         if let gap = services.first(where: { $0.uuid == .genericAccess }),
            let name = try? await client.discoverCharacteristics(of: gap).first(where: { $0.uuid == .deviceName }) {
             details.name = (try? await client.read(name.valueHandle)).map { String(decoding: $0, as: UTF8.self) }
@@ -87,7 +111,7 @@ public struct SensorConnection: Sendable {
            let value = try? await client.read(location.valueHandle), let code = value.first {
             details.bodyLocation = SensorDetails.bodyLocationName(code)
         }
-        if let location = (ofKind + characteristics).first(where: { $0.uuid == .sensorLocation }),
+        if let location = (subscription.ofKind + characteristics).first(where: { $0.uuid == .sensorLocation }),
            let value = try? await client.read(location.valueHandle), let code = value.first {
             details.sensorLocation = SensorMeasure.sensorLocationName(code)
         }
@@ -97,23 +121,28 @@ public struct SensorConnection: Sendable {
             details.model = await text(client, found.first(where: { $0.uuid == .modelNumber }))
             details.serialNumber = await text(client, found.first(where: { $0.uuid == .serialNumber }))
         }
-        var batteryHandle: UInt16?
-        if let battery = services.first(where: { $0.uuid == .batteryService }),
-           let level = try? await client.discoverCharacteristics(of: battery).first(where: { $0.uuid == .batteryLevel }) {
-            batteryHandle = level.valueHandle
-            details.batteryPercent = (try? await client.read(level.valueHandle))?.first.map(Int.init)
-            if level.canNotify, let d = try? await client.discoverDescriptors(of: level).first(where: { $0.type == .clientCharacteristicConfiguration }) {
-                try? await client.write(d.handle, [0x01, 0x00])
-            }
-        }
-        logger.info("sensor connected", [("sensor.id", sensor.id), ("sensor.name", details.name ?? "?"),
-                                         ("sensor.measures", details.measures.sorted().map(\.rawValue).joined(separator: ",")), ("att.mtu", String(mtu))])
-        emit(.sensorState(sensor, .connected, at: clock.now()))
-        emit(.sensorDetails(sensor, details, at: clock.now()))
+        return details
+    }
 
+    /// The battery level into `details`, and its value handle when it notifies (subscribed to here).
+    private func subscribeToBattery(_ client: ATTClient, services: [GATTService], details: inout SensorDetails) async -> UInt16? {
+        guard let battery = services.first(where: { $0.uuid == .batteryService }),
+              let level = try? await client.discoverCharacteristics(of: battery).first(where: { $0.uuid == .batteryLevel }) else { return nil }
+        details.batteryPercent = (try? await client.read(level.valueHandle))?.first.map(Int.init)
+        if level.canNotify, let d = try? await client.discoverDescriptors(of: level).first(where: { $0.type == .clientCharacteristicConfiguration }) {
+            try? await client.write(d.handle, [0x01, 0x00])
+        }
+        return level.valueHandle
+    }
+
+    /// Every notification as an event until the link ends: measurements decoded (what cannot be is said,
+    /// counted, at most once a minute: a strap with a firmware bug sends one every beat), battery levels as details.
+    private func forward(_ notifications: AsyncStream<(handle: UInt16, value: [UInt8])>, measurements: [UInt16: BluetoothUUID], batteryHandle: UInt16?,
+                         details: SensorDetails, emit: @Sendable (SourceEvent) -> Void) async {
+        var details = details
         var malformed = RepeatedProblem(interval: 60)
-        for await notification in client.notifications {
-            if let kind = subscribed[notification.handle] {
+        for await notification in notifications {
+            if let kind = measurements[notification.handle] {
                 let event = SensorNotification.event(sensor: sensor, kind: kind, value: notification.value, at: clock.now())
                 var problem: String?
                 switch event {
@@ -121,7 +150,6 @@ public struct SensorConnection: Sendable {
                 case .cyclingUndecodable(_, let error, _): problem = "\(error)"
                 default: break
                 }
-                // Said, counted, and at most once a minute: a strap with a firmware bug sends one every beat.
                 if let problem, let count = malformed.occurred(at: event.receiveTime.monotonicSeconds) {
                     logger.warning("a measurement the sensor sent could not be decoded; it is skipped", [
                         ("sensor", sensor.id), ("error", problem), ("bytes", notification.value.hexString),

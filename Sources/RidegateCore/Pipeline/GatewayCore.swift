@@ -136,97 +136,35 @@ public struct GatewayCore: Sendable {
         var effects = healthEffects(at: event.receiveTime)
         switch event {
         case .heartRate(let strap, let measurement, let at):
-            let ts = time.utc(for: at)
-            contact = measurement.sensorContact
-            var shownZone: Int?
-            if measurement.sensorContact != .notDetected, measurement.beatsPerMinute > 0 {
-                recorder.heartRate(measurement.beatsPerMinute, at: at.monotonicSeconds)
-                effects += sensorPoints(ts: ts, received: at)
-                heartRateTotals.add(measurement.beatsPerMinute)
-                heartRateZoneTime.add(value: measurement.beatsPerMinute, at: ts.secondsSince1970)
-                shownZone = zone.update(value: measurement.beatsPerMinute, at: ts)
-            }
-            guard admit(Topic.heartRate.name, at: ts, interval: settings.heartRateMinimumInterval) else { break }
-            let seq = nextSequence(Topic.heartRate.name)
-            let payload = Payloads.heartRate(measurement, strap: strap, zone: shownZone, ts: ts, seq: seq, clockTrusted: time.isTrusted)
-            effects.append(.publish(Publication(topic: .heartRate, payload: payload, sequence: seq)))
-
+            effects += heartRate(strap: strap, measurement, at: at)
         case .heartRateUndecodable, .cyclingUndecodable:
             break // logged by the source; nothing trustworthy to publish
-
-        case .cyclingPower(let sensor, let m, let at):
-            let ts = time.utc(for: at)
-            let now = at.monotonicSeconds
-            var state = cyclingSensors[sensor.id] ?? CyclingSensorState()
-            state.power.add(watts: Double(m.powerWatts), at: now)
-            let step = state.update(wheel: m.wheel, crank: m.crank, at: now, circumferenceMillimetres: sensor.wheelMillimetres)
-            let averages = (state.power.average(over: 3, at: now), state.power.average(over: 10, at: now))
-            cyclingSensors[sensor.id] = state
-            ridePower.add(watts: m.powerWatts, cadenceRPM: step.cadence, at: now, time: ts)
-            recorder.power(m.powerWatts, at: now)
-            powerZoneTime?.add(value: m.powerWatts, at: ts.secondsSince1970)
-            // The zone follows the 3 s average: single readings swing by a hundred watts with every pedal stroke.
-            var shownZone: Int?
-            if powerZone != nil { shownZone = powerZone?.update(value: Int((averages.0 ?? Double(m.powerWatts)).rounded()), at: ts) }
-            effects += cycling(sensor, step, ts: ts, received: at)
-            let topic = Topic.sensor(sensor, .power).name
-            let seq = nextSequence(topic)
-            let payload = Payloads.power(m, averages: averages, zone: shownZone, cadence: step.cadence, wheelSpeed: step.speed, ts: ts,
-                                         seq: seq, clockTrusted: time.isTrusted)
-            effects.append(.publish(Publication(topic: topic, payload: payload, sequence: seq)))
-
-        case .cyclingSpeedCadence(let sensor, let m, let at):
-            let ts = time.utc(for: at)
-            var state = cyclingSensors[sensor.id] ?? CyclingSensorState()
-            let step = state.update(wheel: m.wheel, crank: m.crank, at: at.monotonicSeconds, circumferenceMillimetres: sensor.wheelMillimetres)
-            cyclingSensors[sensor.id] = state
-            effects += cycling(sensor, step, ts: ts, received: at)
-            let topic = Topic.sensor(sensor, .speedCadence).name
-            let seq = nextSequence(topic)
-            let payload = Payloads.speedCadence(cadence: step.cadence, wheelSpeed: step.speed, ts: ts, seq: seq, clockTrusted: time.isTrusted)
-            effects.append(.publish(Publication(topic: topic, payload: payload, sequence: seq)))
-
+        case .cyclingPower(let sensor, let measurement, let at):
+            effects += power(sensor, measurement, at: at)
+        case .cyclingSpeedCadence(let sensor, let measurement, let at):
+            effects += speedCadence(sensor, measurement, at: at)
         case .sensorState(let sensor, let state, let reason, let at):
             effects += sensorStateEffects(sensor, state, reason: reason, ts: time.utc(for: at))
-
         case .sensorDetails(let sensor, let details, let at):
-            var json = JSONObjectWriter(capacity: 160)
-            json.add("ts", time.utc(for: at).iso8601)
-            json.add("name", details.name)
-            if sensor.kind == .heartRate { json.add("body_location", details.bodyLocation) }
-            if sensor.kind != .heartRate { json.add("location", details.sensorLocation) }
-            json.add("battery_pct", details.batteryPercent)
-            json.add("manufacturer", details.manufacturer)
-            json.add("model", details.model)
-            json.add("measures", json: "[" + details.measures.sorted().map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "]")
-            if sensor.kind != .heartRate { json.add("wheel_mm", sensor.wheelMillimetres, decimals: 0) }
-            effects.append(.publish(Publication(topic: .sensor(sensor, .info), payload: json.finish(), retain: true)))
-            effects.append(.record(.device(RideDevice(sensorID: sensor.id, kind: sensor.kind, measures: details.measures, name: details.name,
-                                                      manufacturer: details.manufacturer, model: details.model, serialNumber: details.serialNumber,
-                                                      batteryPercent: details.batteryPercent))))
-            if let ha = settings.homeAssistant, announcedSensors[sensor].map({ !details.measures.isSubset(of: $0) }) ?? true {
-                let measures = details.measures.union(announcedSensors[sensor] ?? [])
-                announcedSensors[sensor] = measures
-                effects += ha.sensorConfigs(sensor, details: details, measures: measures).map { .publish($0) }
-            }
-
+            effects += sensorDetails(sensor, details, at: at)
         case .gpsFix(let fix, let at):
             effects += gpsFix(fix, at: at)
-
         case .gpsState(let state, let at):
             effects += gpsStateEffects(state, ts: time.utc(for: at))
-
         case .lastKnownPosition(let lat, let lon, let at):
             if sun == nil { effects += seedPosition(latitude: lat, longitude: lon, at: at) }
-
         case .watchdogTick:
             // Reaching here means the event stream and the core are moving: that is what the watchdog guards.
             effects.append(.serviceAlive)
-
         case .lapButton(let press, let at):
             effects += lapButton(press, at: at)
         }
         if let signal = newLEDSignal(now: event.receiveTime.monotonicSeconds) { effects.append(.showOnLED(signal)) }
+        return withReadingQoS(effects)
+    }
+
+    /// Readings (not retained state, not absolute topics) go out at `mqtt.qos`.
+    private func withReadingQoS(_ effects: [Effect]) -> [Effect] {
         guard settings.readingQoS != 1 else { return effects }
         return effects.map { effect in
             guard case .publish(var publication) = effect, !publication.retain, !publication.absolute else { return effect }

@@ -282,28 +282,9 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         // emptying it then allocated a new one, four times a GPS epoch).
         var work: [Work] = []
         while true {
-            let now = rg_monotonic_ns()
-            let (running, timeout) = state.withLock { s -> (Bool, Int32) in
-                swap(&work, &s.work)
-                let dueCount = s.timers.prefix { $0.due <= now }.count
-                if dueCount > 0 {
-                    for timer in s.timers.prefix(dueCount) { work.append(timer.work) }
-                    s.timers.removeFirst(dueCount)
-                }
-                let until = s.timers.first?.due ?? .max
-                s.sleepingUntil = work.isEmpty && s.running ? until : nil
-                // Rounded up to whole milliseconds (epoll's unit): waking early would only mean waiting again.
-                let timeout = until == .max ? -1 : Int32(clamping: (until - now + 999_999) / 1_000_000)
-                return (s.running, timeout)
-            }
+            let (running, timeout) = takeBatch(into: &work)
             let hadWork = !work.isEmpty
-            for item in work {
-                switch item {
-                case .job(let job): job.runSynchronously(on: asUnownedTaskExecutor())
-                case .mainJob(let job): rg_run_main_job(unsafeBitCast(job, to: UnsafeMutableRawPointer.self))
-                case .closure(let body): body()
-                }
-            }
+            for item in work { run(item) }
             work.removeAll(keepingCapacity: true)
             // Stopping: what is already queued still runs, then the loop ends.
             if hadWork, !running { continue }
@@ -329,19 +310,51 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
                 }
                 continue
             }
-            for (fd, hungUp) in zip(ready.prefix(Int(count)), hangups.prefix(Int(count))) {
-                if fd == wake {
-                    var value: UInt64 = 0
-                    _ = Glibc.read(wake, &value, 8)
-                    continue
-                }
-                guard let handler = state.withLock({ $0.handlers[fd] }) else {
-                    // Registered without a handler (it cannot stay so: level-triggered, it would report forever).
-                    _ = rg_epoll_remove(epoll, fd)
-                    continue
-                }
-                handler(hungUp != 0)
+            serve(ready.prefix(Int(count)), hangups: hangups.prefix(Int(count)))
+        }
+    }
+
+    /// The next batch: what was queued, and the timers now due. Also whether the loop still runs, and how long
+    /// it may wait (milliseconds, -1: no timer) once the batch is done.
+    private func takeBatch(into work: inout [Work]) -> (running: Bool, timeout: Int32) {
+        let now = rg_monotonic_ns()
+        return state.withLock { s -> (Bool, Int32) in
+            swap(&work, &s.work)
+            let dueCount = s.timers.prefix { $0.due <= now }.count
+            if dueCount > 0 {
+                for timer in s.timers.prefix(dueCount) { work.append(timer.work) }
+                s.timers.removeFirst(dueCount)
             }
+            let until = s.timers.first?.due ?? .max
+            s.sleepingUntil = work.isEmpty && s.running ? until : nil
+            // Rounded up to whole milliseconds (epoll's unit): waking early would only mean waiting again.
+            let timeout = until == .max ? -1 : Int32(clamping: (until - now + 999_999) / 1_000_000)
+            return (s.running, timeout)
+        }
+    }
+
+    private func run(_ item: Work) {
+        switch item {
+        case .job(let job): job.runSynchronously(on: asUnownedTaskExecutor())
+        case .mainJob(let job): rg_run_main_job(unsafeBitCast(job, to: UnsafeMutableRawPointer.self))
+        case .closure(let body): body()
+        }
+    }
+
+    /// The ready descriptors' handlers (the wake descriptor only wakes).
+    private func serve(_ ready: ArraySlice<Int32>, hangups: ArraySlice<Int32>) {
+        for (fd, hungUp) in zip(ready, hangups) {
+            if fd == wake {
+                var value: UInt64 = 0
+                _ = Glibc.read(wake, &value, 8)
+                continue
+            }
+            guard let handler = state.withLock({ $0.handlers[fd] }) else {
+                // Registered without a handler (it cannot stay so: level-triggered, it would report forever).
+                _ = rg_epoll_remove(epoll, fd)
+                continue
+            }
+            handler(hungUp != 0)
         }
     }
 }

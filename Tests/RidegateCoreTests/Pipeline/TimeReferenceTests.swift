@@ -75,7 +75,7 @@ import Testing
     @Test("A ride with an epoch a year ahead and one a year back (taken for a rollover, 2045) in the middle: distance, elapsed time and the ride log are untouched")
     func glitchMidRide() throws {
         var c = GatewayCore(settings: GatewayCore.Settings(zones: .percentOfMax(190, percentages: [50, 60, 70, 80, 90])))
-        var decoder = NMEADecoder()
+        let decoder = NMEADecoder()
         var assembler = FixAssembler(notBefore: GPSWeekRollover.releaseFloor)
         var points: [RidePoint] = []
         var logged: [LogRecord] = []
