@@ -61,13 +61,29 @@ static SWIFT_CC void enqueue_at(long long sec, long long nsec, long long tsec, l
     sink(sink_context, job, rg_monotonic_ns() + (unsigned long long)(left > 0 ? left : 0), 0);
 }
 
-void rg_route_swift_jobs(void *context, rg_job_sink job_sink) {
+/* Sets *hook to ours only where it is NULL. */
+#define RG_CLAIM(hook, ours) \
+    ({ __typeof__(hook) expected = 0; __atomic_compare_exchange_n(&(hook), &expected, (ours), 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); })
+#define RG_RELEASE(hook, ours) \
+    do { __typeof__(hook) expected = (ours); __atomic_compare_exchange_n(&(hook), &expected, 0, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); } while (0)
+
+int rg_unsafe_try_route_swift_jobs(void *context, rg_job_sink job_sink) {
+    if (sink) return -1; /* once per process */
     sink_context = context;
     sink = job_sink;
-    swift_task_enqueueGlobal_hook = enqueue_global;
-    swift_task_enqueueGlobalWithDelay_hook = enqueue_after;
-    swift_task_enqueueGlobalWithDeadline_hook = enqueue_at;
-    swift_task_enqueueMainExecutor_hook = enqueue_main;
+    int global = RG_CLAIM(swift_task_enqueueGlobal_hook, enqueue_global);
+    int delay = RG_CLAIM(swift_task_enqueueGlobalWithDelay_hook, enqueue_after);
+    int deadline = RG_CLAIM(swift_task_enqueueGlobalWithDeadline_hook, enqueue_at);
+    int main = RG_CLAIM(swift_task_enqueueMainExecutor_hook, enqueue_main);
+    if (global && delay && deadline && main) return 0;
+    /* Someone else's hook is in place: leave theirs, take back ours. */
+    if (global) RG_RELEASE(swift_task_enqueueGlobal_hook, enqueue_global);
+    if (delay) RG_RELEASE(swift_task_enqueueGlobalWithDelay_hook, enqueue_after);
+    if (deadline) RG_RELEASE(swift_task_enqueueGlobalWithDeadline_hook, enqueue_at);
+    if (main) RG_RELEASE(swift_task_enqueueMainExecutor_hook, enqueue_main);
+    sink = 0;
+    sink_context = 0;
+    return -1;
 }
 
 void rg_run_main_job(void *job) { swift_job_run(job, swift_task_getMainExecutor()); }

@@ -34,9 +34,14 @@ int rg_one_malloc_arena(void);
  * to its global or main executor, with the CLOCK_MONOTONIC nanoseconds at which it may run (0: now) and
  * whether it belongs to the main executor. Install once, before the first task, from the thread that will
  * run the loop; it holds `context` for the life of the process. Where the runtime schedules timers
- * without the hooks (Swift 6.2+ Task.sleep), Dispatch still serves them: use the loop's own sleep. */
+ * without the hooks (Swift 6.2+ Task.sleep), Dispatch still serves them: use the loop's own sleep.
+ *
+ * Unsafe: the hooks are the runtime's process-wide variables (ConcurrencyHooks.def), declared here with
+ * hand-copied swiftcall signatures, verified against the toolchains EventLoop.runProcess's compiler fence
+ * names. Each hook is set only if it is unset (a compare-and-swap against NULL): if any was set already
+ * (another library took over the executor), none is changed and -1 is returned; 0 when all four are ours. */
 typedef void (*rg_job_sink)(void *context, void *job, unsigned long long due_ns, int main_executor);
-void rg_route_swift_jobs(void *context, rg_job_sink sink);
+int rg_unsafe_try_route_swift_jobs(void *context, rg_job_sink sink);
 /* Runs a job the runtime gave to its main executor, as that executor (isolation checks hold). */
 void rg_run_main_job(void *job);
 /* CLOCK_MONOTONIC in nanoseconds: the clock of `due_ns` and of the loop's timers. */

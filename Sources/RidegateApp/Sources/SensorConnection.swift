@@ -137,20 +137,16 @@ public struct SensorConnection: Sendable {
 
     /// Every notification as an event until the link ends: measurements decoded (what cannot be is said,
     /// counted, at most once a minute: a strap with a firmware bug sends one every beat), battery levels as details.
-    private func forward(_ notifications: AsyncStream<(handle: UInt16, value: [UInt8])>, measurements: [UInt16: BluetoothUUID], batteryHandle: UInt16?,
+    private func forward(_ notifications: HandoffStream<ATTClient.Notification>, measurements: [UInt16: BluetoothUUID], batteryHandle: UInt16?,
                          details: SensorDetails, emit: @Sendable (SourceEvent) -> Void) async {
         var details = details
         var malformed = RepeatedProblem(interval: 60)
-        for await notification in notifications {
+        var iterator = notifications.makeAsyncIterator()
+        // The notifications end without an error when the link ends: why it ended is `run()`'s to say.
+        while let notification = try? await iterator.next() {
             if let kind = measurements[notification.handle] {
                 let event = SensorNotification.event(sensor: sensor, kind: kind, value: notification.value, at: clock.now())
-                var problem: String?
-                switch event {
-                case .heartRateUndecodable(_, let error, _): problem = "\(error)"
-                case .cyclingUndecodable(_, let error, _): problem = "\(error)"
-                default: break
-                }
-                if let problem, let count = malformed.occurred(at: event.receiveTime.monotonicSeconds) {
+                if let problem = Self.undecodable(event), let count = malformed.occurred(at: event.receiveTime.monotonicSeconds) {
                     logger.warning("a measurement the sensor sent could not be decoded; it is skipped", [
                         ("sensor", sensor.id), ("error", problem), ("bytes", notification.value.hexString),
                         ("count", String(count)), ("total", String(malformed.total)),
@@ -161,6 +157,15 @@ public struct SensorConnection: Sendable {
                 details.batteryPercent = Int(level)
                 emit(.sensorDetails(sensor, details, at: clock.now()))
             }
+        }
+    }
+
+    /// Why a notification's event carries no measurement, or nil.
+    private static func undecodable(_ event: SourceEvent) -> String? {
+        switch event {
+        case .heartRateUndecodable(_, let error, _): "\(error)"
+        case .cyclingUndecodable(_, let error, _): "\(error)"
+        default: nil
         }
     }
 

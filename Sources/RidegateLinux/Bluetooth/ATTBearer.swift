@@ -12,13 +12,21 @@ public final class ATTBearer: Sendable {
     /// number may already be another socket's).
     public let descriptor: SharedDescriptor
     public let label: String
-    /// Incoming PDUs; finishes when the peer disconnects, throws on a socket error.
+    /// Incoming PDUs; finishes when the peer disconnects, throws on a socket error. Never drops one: a reader
+    /// that falls `ReadableChunks.capacity` PDUs behind ends the link with `ReaderFellBehind` (a response
+    /// dropped would leave its request waiting out the 30 s transaction timeout; a link ended is reconnected).
     public let incoming: ChunkStream
 
     public init(descriptor: FileDescriptor, label: String) {
         self.descriptor = SharedDescriptor(descriptor)
         self.label = label
-        incoming = ReadableChunks.stream(self.descriptor, label: label)
+        incoming = ReadableChunks.stream(self.descriptor, label: label, whenFull: .end(ReaderFellBehind()))
+    }
+
+    public struct ReaderFellBehind: Error, CustomStringConvertible {
+        public var description: String {
+            "\(ReadableChunks.capacity) PDUs arrived unread; the link is ended rather than lose one"
+        }
     }
 
     /// send(2) of one PDU; ENOTCONN once the link is closed.

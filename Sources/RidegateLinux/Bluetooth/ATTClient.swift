@@ -8,9 +8,11 @@ public actor ATTClient {
     /// Seconds a request may wait for its response (30 s in the spec, shorter in tests).
     public let transactionTimeout: Double
     public private(set) var mtu: UInt16 = 23
-    /// Value notifications and indications: (attribute handle, value).
-    public nonisolated let notifications: AsyncStream<(handle: UInt16, value: [UInt8])>
-    private let notify: AsyncStream<(handle: UInt16, value: [UInt8])>.Continuation
+    /// Value notifications and indications: (attribute handle, value); the newest 64 kept for a consumer that
+    /// lags (a measurement is superseded by the next). Ends, without an error, when the link does.
+    public nonisolated let notifications: HandoffStream<Notification>
+    private let notify: Handoff<Notification>
+    public typealias Notification = (handle: UInt16, value: [UInt8])
     private var pending: (id: Int, continuation: CheckedContinuation<ATTPDU, Error>)?
     /// The pending request's 30 s timer, called off when the transaction ends another way.
     private var transactionTimer: DeferredWork?
@@ -20,7 +22,7 @@ public actor ATTClient {
     public init(bearer: ATTBearer, transactionTimeout: Double = 30) {
         self.bearer = bearer
         self.transactionTimeout = transactionTimeout
-        (notifications, notify) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(64))
+        (notifications, notify) = HandoffStream.make(capacity: 64)
     }
 
     /// Reads PDUs until the link goes away. Run it beside the requests; it returns why the link ended.
@@ -65,9 +67,9 @@ public actor ATTClient {
         }
         switch pdu {
         case .notification(let handle, let value):
-            notify.yield((handle, value))
+            notify.send((handle, value))
         case .indication(let handle, let value):
-            notify.yield((handle, value))
+            notify.send((handle, value))
             try? bearer.send(ATTPDU.confirmation.encoded)
         case .exchangeMTURequest:
             // A peripheral may start its own exchange; answer with ours (§3.4.2.2).

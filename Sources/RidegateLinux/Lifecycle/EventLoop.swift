@@ -82,19 +82,34 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// Makes the calling thread the loop that runs every job of Swift concurrency in this process (global and
     /// main executor, timers included), starts `main` as a task on it and never returns: the program ends
     /// when `main` calls exit. So an idle process has no thread that wakes: Dispatch's pool never starts.
-    public static func runProcess(_ main: @escaping @Sendable (EventLoop) async -> Void) throws(SystemCallError) -> Never {
+    ///
+    /// The runtime offers no supported way to replace the global executor before Swift 6.2 (SE-0466), and the
+    /// Pi's toolchain is 6.0.3: the jobs come through the runtime's hooks (`swift_jobs.c`), whose signatures
+    /// were checked against 6.0 to 6.3 — the fence below. A newer compiler stops the build until they are
+    /// checked again (docs/architecture.md says how, and the path to SE-0466). `EventLoopProcessTests` runs the
+    /// built daemon and finds one thread: a toolchain that ignored a hook would show Dispatch's.
+    public static func runProcess(_ main: @escaping @Sendable (EventLoop) async -> Void) throws -> Never {
         // The loop is the one long-lived thread; the rest (the ride log's writer, a blocking connect) come
         // and go. glibc would give each its own malloc arena and keep the arena's pages after the thread
         // ended (128 KB in the demo): they share the main one. A refusal only costs that memory.
         _ = rg_one_malloc_arena()
         let loop = try EventLoop(descriptors: ())
         // The runtime holds the loop for the rest of the process.
-        rg_route_swift_jobs(Unmanaged.passRetained(loop).toOpaque()) { context, job, due, mainExecutor in
+        let context = Unmanaged.passRetained(loop)
+        #if compiler(>=6.0) && compiler(<6.4)
+        let routed = rg_unsafe_try_route_swift_jobs(context.toOpaque()) { context, job, due, mainExecutor in
             guard let context, let job else { return }
             let loop = Unmanaged<EventLoop>.fromOpaque(context).takeUnretainedValue()
             // UnownedJob is the runtime's job pointer, nothing more.
             let unowned = unsafeBitCast(job, to: UnownedJob.self)
             loop.submit(mainExecutor != 0 ? .mainJob(unowned) : .job(unowned), due: due)
+        }
+        #else
+        #error("swift_jobs.c declares the executor hooks of Swift 6.0-6.3 by hand: check them against this toolchain's include/swift/Runtime/ConcurrencyHooks.def and widen the fence, or move to SE-0466 (docs/architecture.md)")
+        #endif
+        guard routed == 0 else {
+            context.release()
+            throw ExecutorTakeoverError()
         }
         Task.detached { await EventLoop.$current.withValue(loop) { await main(loop) } }
         loop.run()

@@ -1,10 +1,18 @@
+/// What a full handoff does with one more element: drop the oldest (GPS text: the newest matters), or end
+/// with an error after what it keeps (ATT PDUs: a dropped response would be a 30 s timeout; a link that
+/// ends with the reason is reconnected).
+public enum HandoffOverflow: Sendable {
+    case dropOldest
+    case end(any Error)
+}
+
 /// Elements on their way from any number of senders to one consumer, in order: the end comes after what was
 /// sent, with an error if the sender ends with one (thrown once). With a `capacity`, a lagging consumer gets
-/// the newest that many. The consumer's task cancelled while it waits, or `terminate()`, ends it for good:
+/// the newest that many, or the end (`whenFull`). The consumer's task cancelled while it waits, or `terminate()`, ends it for good:
 /// `onTermination` runs once, and nothing more is kept.
 ///
-/// Both of ridegate's channels are this one (a descriptor's chunks, `ChunkStream`; the gateway's events,
-/// `EventChannel`). An `AsyncStream` did the job, but its code is the standard library's, unspecialised: every
+/// Every channel of ridegate's is this one (a descriptor's chunks, `ChunkStream`; the gateway's events,
+/// `EventChannel`; a sensor's notifications, `ATTClient.notifications`). An `AsyncStream` did the job, but its code is the standard library's, unspecialised: every
 /// element looked up generic type metadata (hash tables, cold after 100 ms asleep). This one is inlinable, so
 /// each user gets it specialised, and the consumer waits on an unsafe continuation that is kept or resumed by
 /// one decision under the lock, never both.
@@ -28,9 +36,11 @@ public final class Handoff<Element: Sendable>: Sendable {
 
     @usableFromInline let state: Locked<State>
     @usableFromInline let capacity: Int
+    @usableFromInline let whenFull: HandoffOverflow
 
-    @inlinable public init(capacity: Int = .max, onTermination: (@Sendable () -> Void)? = nil) {
+    @inlinable public init(capacity: Int = .max, whenFull: HandoffOverflow = .dropOldest, onTermination: (@Sendable () -> Void)? = nil) {
         self.capacity = capacity
+        self.whenFull = whenFull
         state = Locked(State(onTermination: onTermination))
     }
 
@@ -42,7 +52,14 @@ public final class Handoff<Element: Sendable>: Sendable {
                 state.waiter = nil
                 return waiter
             }
-            if state.buffer.count >= capacity { _ = state.buffer.takeFirst() } // the oldest goes
+            if state.buffer.count >= capacity {
+                switch whenFull {
+                case .dropOldest: _ = state.buffer.takeFirst()
+                case .end(let error):
+                    state.end = .some(error) // what is kept, then the error: nothing in between is skipped
+                    return nil
+                }
+            }
             state.buffer.append(element)
             return nil
         }

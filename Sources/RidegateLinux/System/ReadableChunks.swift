@@ -11,22 +11,27 @@ public enum ReadableChunks {
     }
 
     /// The same for a descriptor others also use (send, shutdown): closed through `shared`, so their later
-    /// uses become no-ops instead of reaching whatever reuses the number.
-    public static func stream(_ shared: SharedDescriptor, label: String) -> ChunkStream {
+    /// uses become no-ops instead of reaching whatever reuses the number. `whenFull`: what 256 chunks unread
+    /// mean (dropping the oldest, or the end with an error).
+    public static func stream(_ shared: SharedDescriptor, label: String, whenFull: HandoffOverflow = .dropOldest) -> ChunkStream {
         guard let fd = shared.use({ $0 }) else {
             return .failed(SystemCallError("read", label, .badDescriptor))
         }
-        return stream(fd, label: label, close: { shared.close() })
+        return stream(fd, label: label, whenFull: whenFull, close: { shared.close() })
     }
 
-    private static func stream(_ fd: FileDescriptor, label: String, close: @escaping @Sendable () -> Void) -> ChunkStream {
+    /// Chunks a consumer may fall behind by.
+    public static let capacity = 256
+
+    private static func stream(_ fd: FileDescriptor, label: String, whenFull: HandoffOverflow = .dropOldest,
+                               close: @escaping @Sendable () -> Void) -> ChunkStream {
         do throws(Errno) {
             try fd.setNonBlocking()
         } catch {
             close()
             return .failed(SystemCallError("fcntl", label, error))
         }
-        if let loop = EventLoop.current { return stream(fd, label: label, on: loop, close: close) }
+        if let loop = EventLoop.current { return stream(fd, label: label, on: loop, whenFull: whenFull, close: close) }
         // Off any loop (a part tested on its own): a loop of its own for as long as the stream lasts, so there
         // is one way to read a descriptor.
         let own: EventLoop
@@ -36,7 +41,7 @@ public enum ReadableChunks {
             close()
             return .failed(error)
         }
-        return stream(fd, label: label, on: own) {
+        return stream(fd, label: label, on: own, whenFull: whenFull) {
             close()
             own.stop()
         }
@@ -44,7 +49,7 @@ public enum ReadableChunks {
 
     /// On `loop`: its epoll wakes for the descriptor, and the read, the consuming task and what it does next
     /// share that one wakeup.
-    private static func stream(_ fd: FileDescriptor, label: String, on loop: EventLoop,
+    private static func stream(_ fd: FileDescriptor, label: String, on loop: EventLoop, whenFull: HandoffOverflow,
                                close: @escaping @Sendable () -> Void) -> ChunkStream {
         // Ends once, on the loop's thread: stop watching before the descriptor is closed.
         let buffer = LoopReadBuffer()
@@ -53,7 +58,7 @@ public enum ReadableChunks {
             loop.unwatch(fd.rawValue)
             close()
         }
-        let (stream, feed) = ChunkStream.make(onTermination: { loop.execute(end) })
+        let (stream, feed) = ChunkStream.make(capacity: capacity, whenFull: whenFull, onTermination: { loop.execute(end) })
         do throws(Errno) {
             try loop.watch(fd.rawValue) { hungUp in
                 // Until a short read, EAGAIN or end of file: the loop's epoll is level-triggered, so a packet

@@ -96,7 +96,7 @@ import Testing
         peer.send(ATTPDU.indication(handle: 6, value: [0x00, 0x55]).encoded)
         #expect(await peer.receive() == ATTPDU.confirmation.encoded)
         var notifications = client.notifications.makeAsyncIterator()
-        let first = await notifications.next()
+        let first = try await notifications.next()
         #expect(first?.handle == 6 && first?.value == [0x00, 0x55])
         peer.close()
         _ = await reader.value

@@ -35,4 +35,57 @@ import Testing
         #expect(send(fds[0], &byte, 1, 0) == 1 && recv(fds[1], &byte, 1, 0) == 1)
         #expect(send(fds[1], &byte, 1, 0) == 1 && recv(fds[0], &byte, 1, 0) == 1)
     }
+
+    @Test("A reader that falls behind loses no PDU: every one up to the bound, in order, then the link ends saying why")
+    func readerFallsBehind() async throws {
+        let link = try ATTBearer.pair(label: "lagging")
+        defer { link.peripheral.close() }
+        let count = ReadableChunks.capacity + 44
+        // Sent while nobody reads `incoming`: the loop reads them off the socket into the stream regardless.
+        let sender = Task.detached {
+            for i in 0..<count {
+                var pdu: [UInt8] = [0x1B, 0x03, 0x00, UInt8(i % 256), UInt8(i / 256)]
+                _ = send(link.peripheral.rawValue, &pdu, pdu.count, Int32(MSG_NOSIGNAL))
+            }
+        }
+        _ = await sender.result
+        // Until the loop has taken the last of them off the socket (a peek finds nothing there).
+        var waited = 0
+        while waited < 500, link.client.descriptor.use({ fd -> Bool in
+            var byte: UInt8 = 0
+            return recv(fd.rawValue, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) > 0
+        }) == true {
+            try await TestTime.pause(0.01)
+            waited += 1
+        }
+        var received: [Int] = []
+        var ending: (any Error)?
+        do {
+            for try await pdu in link.client.incoming { received.append(Int(pdu[3]) + Int(pdu[4]) * 256) }
+        } catch {
+            ending = error
+        }
+        #expect(received == Array(0..<ReadableChunks.capacity), "\(received.count) PDUs, the last \(received.last ?? -1)")
+        #expect(ending is ATTBearer.ReaderFellBehind, "\(String(describing: ending))")
+    }
+
+    @Test("A handoff that ends when full: what it kept, then the error, once; one that drops keeps the newest")
+    func handoffWhenFull() async throws {
+        struct Full: Error {}
+        let ending = Handoff<Int>(capacity: 3, whenFull: .end(Full()))
+        let dropping = Handoff<Int>(capacity: 3)
+        for i in 0..<5 {
+            ending.send(i)
+            dropping.send(i)
+        }
+        ending.finish()
+        dropping.finish()
+        var kept: [Int] = []
+        await #expect(throws: Full.self) { while let i = try await ending.next() { kept.append(i) } }
+        #expect(kept == [0, 1, 2])
+        #expect(try await ending.next() == nil)
+        var newest: [Int] = []
+        while let i = try await dropping.next() { newest.append(i) }
+        #expect(newest == [2, 3, 4])
+    }
 }

@@ -128,7 +128,7 @@ import Testing
         #expect(outcome == .disconnected)
         guard outcome != nil else { return } // the hang this test is about; its notifications would never end either
         var notifications = 0
-        for await _ in client.notifications { notifications += 1 }
+        for try await _ in client.notifications { notifications += 1 }
         #expect(notifications == 1)
     }
 }

@@ -1,0 +1,43 @@
+import Foundation
+import RidegateTestSupport
+import Testing
+
+/// The built daemon runs every task of Swift concurrency on its one thread, the event loop: the executor
+/// hooks (`swift_jobs.c`) took effect. On a toolchain whose runtime ignored them, the gateway's tasks would
+/// run on Dispatch's pool and its threads would be here to count.
+@Suite struct EventLoopProcessTests {
+    func threads(of pid: pid_t) -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task").count) ?? 0
+    }
+
+    @Test("ridegate run, connected and idle: one thread (the loop); Dispatch's pool never started")
+    func oneThread() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rg-thread-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let broker = try await MosquittoBroker.start()
+        try """
+            device_id = "t"
+            state_directory = "\(dir)/state"
+            [mqtt]
+            host = "127.0.0.1"
+            port = \(broker.port)
+            [gps]
+            enabled = false
+            [heart_rate]
+            enabled = false
+            """.write(toFile: dir + "/c.toml", atomically: true, encoding: .utf8)
+        let sub = try MQTTSubscriber(port: broker.port, topic: "ridegate/t/status")
+        let daemon = try ChildProcess(RidegateAppTestsPaths.executable, ["run", "--config", dir + "/c.toml"], captureOutput: true)
+        defer { daemon.signal(SIGTERM) }
+        let online = await sub.wait(timeout: TestTime.seconds(20)) { $0.contains { $0.payload == "online" } }
+        try #require(online.contains { $0.payload == "online" }, "\(daemon.lines.suffix(5))")
+        // Threads that come and go (the connect's, the ride log's writer) may be seen in one look: the fewest
+        // of several looks is what stays.
+        var counts: [Int] = []
+        for _ in 0..<10 {
+            counts.append(threads(of: daemon.pid))
+            try await TestTime.pause(0.3)
+        }
+        #expect(counts.min() == 1, "threads seen: \(counts)")
+    }
+}
