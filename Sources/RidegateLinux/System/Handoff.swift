@@ -55,8 +55,8 @@ public final class Handoff<Element: Sendable>: Sendable {
             if state.buffer.count >= capacity {
                 switch whenFull {
                 case .dropOldest: _ = state.buffer.takeFirst()
-                case .end(let error):
-                    state.end = .some(error) // what is kept, then the error: nothing in between is skipped
+                case .end(let overflow):
+                    state.end = .some(overflow) // what is kept, then the error: nothing in between is skipped
                     return nil
                 }
             }
