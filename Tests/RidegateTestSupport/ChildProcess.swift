@@ -29,19 +29,8 @@ public final class ChildProcess: @unchecked Sendable {
         defer { argv.forEach { free($0) } }
         var env = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
         defer { env?.forEach { free($0) } }
-        // Threads of the test runner block signals; a child would inherit that mask and ignore SIGTERM.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
+        var attributes = Self.signalsUnblocked()
         defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGTERM)
-        sigaddset(&defaults, SIGINT)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var child: pid_t = 0
         let rc: Int32
         if var e = env {
@@ -70,6 +59,23 @@ public final class ChildProcess: @unchecked Sendable {
             while waitpid(spawned, &status, 0) < 0 && errno == EINTR {}
             exit.update { $0 = status }
         }.start()
+    }
+
+    /// Threads of the test runner block signals; a child would inherit that mask and ignore SIGTERM. Spawn
+    /// attributes that give it an empty mask and the default SIGTERM and SIGINT (destroyed by the caller).
+    static func signalsUnblocked() -> posix_spawnattr_t {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGTERM)
+        sigaddset(&defaults, SIGINT)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        return attributes
     }
 
     deinit {

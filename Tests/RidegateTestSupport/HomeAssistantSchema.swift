@@ -79,7 +79,16 @@ public enum HomeAssistantSchema {
         for key in Set(json.keys).subtracting(options).sorted() { fail("'\(key)' is not a documented option") }
         if json["object_id"] != nil { fail("'object_id' was removed in Home Assistant 2026.4") }
 
-        // Identity: a unique id (without one an entity cannot be edited or belong to a device) and the entity id.
+        identityProblems(json, component: component, fail)
+        componentProblems(json, component: component, fail)
+        availabilityProblems(json, fail)
+        deviceProblems(json, fail)
+        if component == "sensor" { sensorProblems(json, fail) }
+        return found
+    }
+
+    /// Identity: a unique id (without one an entity cannot be edited or belong to a device) and the entity id.
+    private static func identityProblems(_ json: [String: Any], component: String, _ fail: (String) -> Void) {
         if (json["unique_id"] as? String)?.isEmpty ?? true { fail("no unique_id") }
         if let entityID = json["default_entity_id"] as? String {
             let pieces = entityID.split(separator: ".", omittingEmptySubsequences: false)
@@ -94,7 +103,10 @@ public enum HomeAssistantSchema {
             if !allowed.contains(category as? String ?? "") { fail("entity_category '\(category)' not one of \(allowed.sorted())") }
         }
 
-        // Topics: plain topics, no wildcards.
+    }
+
+    /// Topics (plain, no wildcards), and what each component needs.
+    private static func componentProblems(_ json: [String: Any], component: String, _ fail: (String) -> Void) {
         for key in ["state_topic", "json_attributes_topic", "availability_topic"] {
             if let value = json[key] { checkTopic(value, key, fail) }
         }
@@ -115,9 +127,12 @@ public enum HomeAssistantSchema {
             }
         }
 
-        // Availability.
+    }
+
+    /// Availability: a list of objects with plain topics.
+    private static func availabilityProblems(_ json: [String: Any], _ fail: (String) -> Void) {
         if let list = json["availability"] {
-            guard let entries = list as? [[String: Any]], !entries.isEmpty else { fail("availability is not a list of objects"); return found }
+            guard let entries = list as? [[String: Any]], !entries.isEmpty else { fail("availability is not a list of objects"); return }
             for entry in entries {
                 for key in Set(entry.keys).subtracting(availabilityOptions) { fail("availability: '\(key)' is not documented") }
                 if let t = entry["topic"] { checkTopic(t, "availability.topic", fail) } else { fail("availability entry without topic") }
@@ -127,7 +142,10 @@ public enum HomeAssistantSchema {
             fail("availability_mode '\(mode)' is not all, any or latest")
         }
 
-        // Device and origin.
+    }
+
+    /// Device and origin.
+    private static func deviceProblems(_ json: [String: Any], _ fail: (String) -> Void) {
         if let device = json["device"] as? [String: Any] {
             for key in Set(device.keys).subtracting(deviceOptions) { fail("device: '\(key)' is not documented") }
             if device["identifiers"] == nil, device["connections"] == nil { fail("device without identifiers or connections") }
@@ -143,34 +161,33 @@ public enum HomeAssistantSchema {
         } else {
             fail("no origin")
         }
+    }
 
-        // Sensor semantics: device class, unit and state class together.
-        if component == "sensor" {
-            let unit = json["unit_of_measurement"] as? String
-            let stateClass = json["state_class"] as? String
-            if let s = stateClass, !stateClasses.contains(s) { fail("state_class '\(s)' is unknown") }
-            if let enabled = json["enabled_by_default"], !(enabled is Bool) { fail("enabled_by_default '\(enabled)' is not a boolean") }
-            if let expiry = json["expire_after"] {
-                if !((expiry as? Int).map { $0 > 0 } ?? false) { fail("expire_after '\(expiry)' is not a positive integer") }
-            }
-            if let precision = json["suggested_display_precision"], !((precision as? Int).map { $0 >= 0 } ?? false) {
-                fail("suggested_display_precision '\(precision)' is not a non-negative integer")
-            }
-            if let deviceClass = json["device_class"] as? String {
-                guard let rule = deviceClasses[deviceClass] else {
-                    fail("device_class '\(deviceClass)' is not in this checker's table: add it with its documented units")
-                    return found
-                }
-                if rule.units.isEmpty, let unit { fail("device_class \(deviceClass) takes no unit, got '\(unit)'") }
-                if !rule.units.isEmpty, !rule.units.contains(unit ?? "") { fail("device_class \(deviceClass) does not accept unit '\(unit ?? "none")'") }
-                if let s = stateClass, !rule.stateClasses.contains(s) { fail("device_class \(deviceClass) does not accept state_class \(s)") }
-                if deviceClass == "enum" {
-                    if !((json["options"] as? [String]).map { !$0.isEmpty } ?? false) { fail("an enum sensor needs a list of options") }
-                }
-            }
-            if json["options"] != nil, json["device_class"] as? String != "enum" { fail("options need device_class enum") }
+    /// Sensor semantics: device class, unit and state class together.
+    private static func sensorProblems(_ json: [String: Any], _ fail: (String) -> Void) {
+        let unit = json["unit_of_measurement"] as? String
+        let stateClass = json["state_class"] as? String
+        if let s = stateClass, !stateClasses.contains(s) { fail("state_class '\(s)' is unknown") }
+        if let enabled = json["enabled_by_default"], !(enabled is Bool) { fail("enabled_by_default '\(enabled)' is not a boolean") }
+        if let expiry = json["expire_after"] {
+            if !((expiry as? Int).map { $0 > 0 } ?? false) { fail("expire_after '\(expiry)' is not a positive integer") }
         }
-        return found
+        if let precision = json["suggested_display_precision"], !((precision as? Int).map { $0 >= 0 } ?? false) {
+            fail("suggested_display_precision '\(precision)' is not a non-negative integer")
+        }
+        if let deviceClass = json["device_class"] as? String {
+            guard let rule = deviceClasses[deviceClass] else {
+                fail("device_class '\(deviceClass)' is not in this checker's table: add it with its documented units")
+                return
+            }
+            if rule.units.isEmpty, let unit { fail("device_class \(deviceClass) takes no unit, got '\(unit)'") }
+            if !rule.units.isEmpty, !rule.units.contains(unit ?? "") { fail("device_class \(deviceClass) does not accept unit '\(unit ?? "none")'") }
+            if let s = stateClass, !rule.stateClasses.contains(s) { fail("device_class \(deviceClass) does not accept state_class \(s)") }
+            if deviceClass == "enum" {
+                if !((json["options"] as? [String]).map { !$0.isEmpty } ?? false) { fail("an enum sensor needs a list of options") }
+            }
+        }
+        if json["options"] != nil, json["device_class"] as? String != "enum" { fail("options need device_class enum") }
     }
 
     /// Home Assistant's object ids: lower-case letters, digits and single underscores inside.

@@ -30,26 +30,7 @@ extension GatewayAssembly {
             sources.append(GPSSource(devicePath: pty.devicePath, baud: .fixed(9600), clock: clock, logger: logger.labeled("gps"),
                                      stopWhenDeviceCloses: true, rolloverFloor: nil))
         }
-        let profile = ride.profile
-        func sensor<S: SimulatedSignal>(_ name: String, _ ref: SensorRef, _ behaviour: SimulatedSensorPeripheral.Behaviour, _ signal: S) {
-            sources.append(SimulatedSensor(name: name, sensor: ref, behaviour: behaviour, profile: profile, speed: options.speed,
-                                           origin: ride.recorded ? origin : nil, clock: clock,
-                                           logger: logger.labeled(ref.kind == .heartRate ? "strap" : "sensor"), signal: signal))
-        }
-        if ride.strap {
-            sensor("strap", .strap("demo-strap"), .init(name: "Demo strap", services: [.heartRate], manufacturer: "ridegate", model: "simulated strap",
-                                                      serialNumber: "DEMO-STRAP-1"), HeartRateSignal())
-        }
-        if ride.powerMeter {
-            sensor("power", SensorRef(kind: .power, id: "demo-power"), .init(name: "Demo power meter", services: [.cyclingPower], manufacturer: "ridegate",
-                                                                             model: "simulated power meter", serialNumber: "1001"),
-                   PowerSignal(sendsWheel: !ride.recorded))
-        }
-        if ride.speedSensor {
-            sensor("speed", SensorRef(kind: .speedCadence, id: "demo-speed"), .init(name: "Demo speed sensor", services: [.cyclingSpeedCadence],
-                                                                                    manufacturer: "ridegate", model: "simulated speed sensor",
-                                                                                    serialNumber: "1002"), SpeedCadenceSignal())
-        }
+        sources += simulatedSensors(ride, options: options, origin: origin, clock: clock, logger: logger)
         var config = config
         if config.led.mode == .off { config.led.mode = .console }
         // The demo rides its simulated GPS (unless its recording had none, as on an indoor trainer) and strap,
@@ -74,6 +55,33 @@ extension GatewayAssembly {
                            await play(pty)
                            pty.close()
                        }], loop: loop)
+    }
+
+    /// The simulated sensors that ride along: a strap, a power meter and a speed/cadence sensor, as far as the
+    /// ride has them, each on a socketpair of its own and following the ride's profile.
+    static func simulatedSensors(_ ride: DemoRide, options: DemoOptions, origin: Double, clock: SystemClock, logger: Logger) -> [any EventSource] {
+        let profile = ride.profile
+        var sensors: [any EventSource] = []
+        func sensor<S: SimulatedSignal>(_ name: String, _ ref: SensorRef, _ behaviour: SimulatedSensorPeripheral.Behaviour, _ signal: S) {
+            sensors.append(SimulatedSensor(name: name, sensor: ref, behaviour: behaviour, profile: profile, speed: options.speed,
+                                           origin: ride.recorded ? origin : nil, clock: clock,
+                                           logger: logger.labeled(ref.kind == .heartRate ? "strap" : "sensor"), signal: signal))
+        }
+        if ride.strap {
+            sensor("strap", .strap("demo-strap"), .init(name: "Demo strap", services: [.heartRate], manufacturer: "ridegate", model: "simulated strap",
+                                                      serialNumber: "DEMO-STRAP-1"), HeartRateSignal())
+        }
+        if ride.powerMeter {
+            sensor("power", SensorRef(kind: .power, id: "demo-power"), .init(name: "Demo power meter", services: [.cyclingPower], manufacturer: "ridegate",
+                                                                             model: "simulated power meter", serialNumber: "1001"),
+                   PowerSignal(sendsWheel: !ride.recorded))
+        }
+        if ride.speedSensor {
+            sensor("speed", SensorRef(kind: .speedCadence, id: "demo-speed"), .init(name: "Demo speed sensor", services: [.cyclingSpeedCadence],
+                                                                                    manufacturer: "ridegate", model: "simulated speed sensor",
+                                                                                    serialNumber: "1002"), SpeedCadenceSignal())
+        }
+        return sensors
     }
 
     /// The demo's ride: what the receiver plays, the profile the sensors follow, which sensors ride along.

@@ -138,18 +138,7 @@ public enum ATTPDU: Sendable, Equatable {
             self = .findInformationRequest(start: reader.u16(), end: reader.u16())
         case 0x05:
             try need(1, "find information response")
-            let format = reader.u8()
-            let uuidLength = format == 1 ? 2 : (format == 2 ? 16 : 0)
-            guard uuidLength > 0, reader.remaining > 0, reader.remaining % (2 + uuidLength) == 0 else {
-                throw ATTDecodeError(pdu: pdu, reason: "find information response with format \(format) and \(reader.remaining) bytes")
-            }
-            var items: [(UInt16, BluetoothUUID)] = []
-            while reader.remaining > 0 {
-                let handle = reader.u16()
-                guard let uuid = BluetoothUUID(bytes: reader.take(uuidLength)) else { break }
-                items.append((handle, uuid))
-            }
-            self = .findInformationResponse(items)
+            self = .findInformationResponse(try Self.findInformationItems(&reader, pdu: pdu))
         case 0x08, 0x10:
             try need(6, "read by type request")
             let start = reader.u16(), end = reader.u16()
@@ -160,19 +149,13 @@ public enum ATTPDU: Sendable, Equatable {
                 : .readByGroupTypeRequest(start: start, end: end, type: type)
         case 0x09:
             try need(1, "read by type response")
-            let length = Int(reader.u8())
-            guard length >= 2, reader.remaining > 0, reader.remaining % length == 0 else {
-                throw ATTDecodeError(pdu: pdu, reason: "read by type response items of \(length) bytes in \(reader.remaining)")
-            }
+            let length = try Self.itemLength(&reader, atLeast: 2, pdu: pdu, what: "read by type response")
             var items: [(UInt16, [UInt8])] = []
             while reader.remaining > 0 { items.append((reader.u16(), Array(reader.take(length - 2)))) }
             self = .readByTypeResponse(items)
         case 0x11:
             try need(1, "read by group type response")
-            let length = Int(reader.u8())
-            guard length >= 4, reader.remaining > 0, reader.remaining % length == 0 else {
-                throw ATTDecodeError(pdu: pdu, reason: "read by group type response items of \(length) bytes in \(reader.remaining)")
-            }
+            let length = try Self.itemLength(&reader, atLeast: 4, pdu: pdu, what: "read by group type response")
             var items: [(UInt16, UInt16, [UInt8])] = []
             while reader.remaining > 0 { items.append((reader.u16(), reader.u16(), Array(reader.take(length - 4)))) }
             self = .readByGroupTypeResponse(items)
@@ -195,6 +178,31 @@ public enum ATTPDU: Sendable, Equatable {
         case 0x1E: self = .confirmation
         default: self = .other(opcode: opcode, parameters: Array(pdu.dropFirst()))
         }
+    }
+
+    /// A Find Information Response's (handle, type) pairs, 16- or 128-bit types by its format byte.
+    static func findInformationItems(_ reader: inout ByteReader, pdu: [UInt8]) throws(ATTDecodeError) -> [(UInt16, BluetoothUUID)] {
+        let format = reader.u8()
+        let uuidLength = format == 1 ? 2 : (format == 2 ? 16 : 0)
+        guard uuidLength > 0, reader.remaining > 0, reader.remaining % (2 + uuidLength) == 0 else {
+            throw ATTDecodeError(pdu: pdu, reason: "find information response with format \(format) and \(reader.remaining) bytes")
+        }
+        var items: [(UInt16, BluetoothUUID)] = []
+        while reader.remaining > 0 {
+            let handle = reader.u16()
+            guard let uuid = BluetoothUUID(bytes: reader.take(uuidLength)) else { break }
+            items.append((handle, uuid))
+        }
+        return items
+    }
+
+    /// The length byte of a response made of equal items: at least `minimum`, and the rest whole items.
+    static func itemLength(_ reader: inout ByteReader, atLeast minimum: Int, pdu: [UInt8], what: String) throws(ATTDecodeError) -> Int {
+        let length = Int(reader.u8())
+        guard length >= minimum, reader.remaining > 0, reader.remaining % length == 0 else {
+            throw ATTDecodeError(pdu: pdu, reason: "\(what) items of \(length) bytes in \(reader.remaining)")
+        }
+        return length
     }
 
     public var opcode: UInt8 { encoded.first ?? 0 }

@@ -31,17 +31,7 @@ import Testing
             enabled = false
             """.write(toFile: "\(dir)/c.toml", atomically: true, encoding: .utf8)
         // A receiver whose time is the system's + 100 s, to the hundredth, twice a second.
-        let feeder = PeriodicWriter(pty.controller, every: 0.5) { _ in
-            let gps = Date().timeIntervalSince1970 + 100
-            var t = time_t(gps.rounded(.down))
-            var parts = tm()
-            gmtime_r(&t, &parts)
-            let centis = Int((gps - gps.rounded(.down)) * 100)
-            let hms = String(format: "%02d%02d%02d.%02d", parts.tm_hour, parts.tm_min, parts.tm_sec, centis)
-            let date = String(format: "%02d%02d%02d", parts.tm_mday, parts.tm_mon + 1, parts.tm_year % 100)
-            return NMEAText.sentence("GPGGA,\(hms),4000.00000,N,10500.00000,W,1,08,0.9,1600.0,M,-21.0,M,,") + "\r\n"
-                + NMEAText.sentence("GPRMC,\(hms),A,4000.00000,N,10500.00000,W,0.0,0.0,\(date),,,A") + "\r\n"
-        }
+        let feeder = PeriodicWriter(pty.controller, every: 0.5) { _ in Self.epoch(at: Date().timeIntervalSince1970 + 100) }
         defer { feeder.stop() }
         let daemon = try ChildProcess(RidegateAppTestsPaths.executable, ["run", "--config", "\(dir)/c.toml"], captureOutput: true)
         defer { daemon.signal(SIGTERM) }
@@ -70,6 +60,18 @@ import Testing
         #expect(wrongBy.map { abs($0 - 100) < 0.3 } == true, "chronyd: \(said.suffix(4))")
         #expect(await daemon.waitForOutput(timeout: TestTime.seconds(10)) { $0.contains { $0.contains("giving chrony GPS time") } }
             .contains { $0.contains("giving chrony GPS time") })
+    }
+
+    /// A GGA and an RMC at `gps` (seconds since 1970), to the hundredth.
+    static func epoch(at gps: Double) -> String {
+        var t = time_t(gps.rounded(.down))
+        var parts = tm()
+        gmtime_r(&t, &parts)
+        let centis = Int((gps - gps.rounded(.down)) * 100)
+        let hms = String(format: "%02d%02d%02d.%02d", parts.tm_hour, parts.tm_min, parts.tm_sec, centis)
+        let date = String(format: "%02d%02d%02d", parts.tm_mday, parts.tm_mon + 1, parts.tm_year % 100)
+        return NMEAText.sentence("GPGGA,\(hms),4000.00000,N,10500.00000,W,1,08,0.9,1600.0,M,-21.0,M,,") + "\r\n"
+            + NMEAText.sentence("GPRMC,\(hms),A,4000.00000,N,10500.00000,W,0.0,0.0,\(date),,,A") + "\r\n"
     }
 
     @Test("gps.chrony_socket must be an absolute path that fits a Unix socket address")

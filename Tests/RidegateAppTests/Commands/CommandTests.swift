@@ -39,8 +39,20 @@ import Testing
         let log = await demo.waitForOutput(timeout: 5) { $0.contains { $0.contains("stopping") && $0.contains("SIGTERM") } }
         #expect(log.contains { $0.contains("stopping") && $0.contains("SIGTERM") })
 
-        // `health` is retained (a subscriber arriving later gets it) and has every field docs/mqtt.md lists.
-        let retainedHealth = try #require(try await MQTTSubscriber.retained(port: broker.port, topic: "ridegate/e2e/health").first)
+        try await Self.expectRetainedHealth(port: broker.port)
+        // The last ride summary is retained and marked final, with the strap's totals; the ride log names the ride.
+        let summary = try #require(try await MQTTSubscriber.retained(port: broker.port, topic: "ridegate/e2e/ride").first).json
+        #expect(summary["final"] as? Bool == true, "\(summary)")
+        #expect((summary["avg_hr_bpm"] as? Int ?? 0) > 60 && (summary["max_hr_bpm"] as? Int ?? 0) >= summary["avg_hr_bpm"] as? Int ?? 0)
+        #expect(summary["elevation_gain_m"] is Int && summary["elevation_loss_m"] is Int)
+        let last = try #require(try await MQTTSubscriber.retained(port: broker.port, topic: "ridegate/e2e/rides/last").first).json
+        #expect((last["name"] as? String)?.contains("ride 2026-06-21 near") == true, "\(last)")
+        #expect(last["files"] as? [String] == [] && (last["distance_m"] as? Double ?? 0) > 0)
+    }
+
+    /// `health` is retained (a subscriber arriving later gets it) and has every field docs/mqtt.md lists.
+    static func expectRetainedHealth(port: Int) async throws {
+        let retainedHealth = try #require(try await MQTTSubscriber.retained(port: port, topic: "ridegate/e2e/health").first)
         let health = retainedHealth.json
         let numbers = ["uptime_s", "clock_offset_s", "strap_reconnects", "sensor_reconnects", "coalesced", "spool_depth", "spool_dropped", "spool_recoveries", "mqtt_connects", "replayed",
                        "ride_log_bytes", "rides_removed", "gps_time_rejected", "gps_time_steps", "ride_log_waiting", "ride_log_dropped", "ride_log_recoveries"]
@@ -59,14 +71,6 @@ import Testing
         #expect(Set(health.keys) == Set(numbers + ["ts", "clock_trusted", "gps_state", "spool_mode", "ride_log"]), "undocumented or missing: \(health.keys.sorted())")
         #expect((health["ride_log_bytes"] as? Int ?? 0) > 0 && health["rides_removed"] as? Int == 0)
 
-        // The last ride summary is retained and marked final, with the strap's totals; the ride log names the ride.
-        let summary = try #require(try await MQTTSubscriber.retained(port: broker.port, topic: "ridegate/e2e/ride").first).json
-        #expect(summary["final"] as? Bool == true, "\(summary)")
-        #expect((summary["avg_hr_bpm"] as? Int ?? 0) > 60 && (summary["max_hr_bpm"] as? Int ?? 0) >= summary["avg_hr_bpm"] as? Int ?? 0)
-        #expect(summary["elevation_gain_m"] is Int && summary["elevation_loss_m"] is Int)
-        let last = try #require(try await MQTTSubscriber.retained(port: broker.port, topic: "ridegate/e2e/rides/last").first).json
-        #expect((last["name"] as? String)?.contains("ride 2026-06-21 near") == true, "\(last)")
-        #expect(last["files"] as? [String] == [] && (last["distance_m"] as? Double ?? 0) > 0)
     }
 
     @Test("run --check-config: 0 for a valid file, 1 naming line and key for a bad one")

@@ -48,22 +48,7 @@ import Testing
             #expect(announced.contains { $0.topic.hasSuffix("/ridegate_\(id)_\(key)/config") }, "\(key) not announced")
         }
         #expect(announced.allSatisfy { !$0.payload.contains("\"object_id\"") })
-        let byKey = { (key: String) in announced.first { $0.topic.hasSuffix("/ridegate_\(id)_\(key)/config") }?.json ?? [:] }
-        for key in ["heart_rate", "zone", "speed"] { #expect((byKey(key)["expire_after"] as? Int ?? 0) >= 15, "\(key) does not expire") }
-        let slug = id.lowercased().replacingOccurrences(of: "-", with: "_")
-        #expect(byKey("heart_rate")["default_entity_id"] as? String == "sensor.ridegate_\(slug)_heart_rate")
-        #expect(byKey("position")["default_entity_id"] as? String == "device_tracker.ridegate_\(slug)_position")
-        #expect(byKey("position")["json_attributes_topic"] as? String == "\(base)/position")
-        let power = byKey("sensor_demo-power_power")
-        #expect(power["device_class"] as? String == "power" && power["unit_of_measurement"] as? String == "W")
-        #expect(power["state_topic"] as? String == "\(base)/sensor/demo-power/power")
-        #expect((power["device"] as? [String: Any])?["via_device"] as? String == "ridegate_\(id)")
-        #expect(byKey("sensor_demo-power_cadence")["unit_of_measurement"] as? String == "rpm")
-        #expect(byKey("sensor_demo-power_wheel_speed")["device_class"] as? String == "speed")
-        #expect(byKey("sensor_demo-power_wheel_speed")["unit_of_measurement"] as? String == "km/h")
-        #expect(byKey("sensor_demo-power_connected")["device_class"] as? String == "connectivity")
-        #expect(byKey("strap_demo-strap_connected")["state_topic"] as? String == "\(base)/strap/demo-strap/state")
-        #expect(byKey("speed")["unit_of_measurement"] as? String == "km/h")
+        Self.expectEntityDetails(announced, id: id, base: base)
 
         // The tracker's topic carries a position or nothing: never a null one.
         let positions = messages.filter { $0.topic == "\(base)/position" }
@@ -89,6 +74,26 @@ import Testing
         let stopped = sub.messages.filter { $0.topic == "\(base)/gps/state" && $0.json["state"] as? String == "stopped" }
         #expect(!stopped.isEmpty)
         #expect(sub.messages.contains { $0.topic == "\(base)/ride" && $0.json["final"] as? Bool == true })
+    }
+
+    /// What the demo's entities are announced with: expiry, entity ids, units and device classes, topics.
+    static func expectEntityDetails(_ announced: [MQTTSubscriber.Message], id: String, base: String) {
+        let byKey = { (key: String) in announced.first { $0.topic.hasSuffix("/ridegate_\(id)_\(key)/config") }?.json ?? [:] }
+        for key in ["heart_rate", "zone", "speed"] { #expect((byKey(key)["expire_after"] as? Int ?? 0) >= 15, "\(key) does not expire") }
+        let slug = id.lowercased().replacingOccurrences(of: "-", with: "_")
+        #expect(byKey("heart_rate")["default_entity_id"] as? String == "sensor.ridegate_\(slug)_heart_rate")
+        #expect(byKey("position")["default_entity_id"] as? String == "device_tracker.ridegate_\(slug)_position")
+        #expect(byKey("position")["json_attributes_topic"] as? String == "\(base)/position")
+        let power = byKey("sensor_demo-power_power")
+        #expect(power["device_class"] as? String == "power" && power["unit_of_measurement"] as? String == "W")
+        #expect(power["state_topic"] as? String == "\(base)/sensor/demo-power/power")
+        #expect((power["device"] as? [String: Any])?["via_device"] as? String == "ridegate_\(id)")
+        #expect(byKey("sensor_demo-power_cadence")["unit_of_measurement"] as? String == "rpm")
+        #expect(byKey("sensor_demo-power_wheel_speed")["device_class"] as? String == "speed")
+        #expect(byKey("sensor_demo-power_wheel_speed")["unit_of_measurement"] as? String == "km/h")
+        #expect(byKey("sensor_demo-power_connected")["device_class"] as? String == "connectivity")
+        #expect(byKey("strap_demo-strap_connected")["state_topic"] as? String == "\(base)/strap/demo-strap/state")
+        #expect(byKey("speed")["unit_of_measurement"] as? String == "km/h")
     }
 
     @Test("GPS and heart rate off: only the sun is announced, and what an earlier run announced is removed")

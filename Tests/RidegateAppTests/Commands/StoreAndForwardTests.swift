@@ -58,15 +58,30 @@ import Testing
         // A seq names one reading: every copy of it (at least once) is the same reading. A spool lost at the
         // restart would start seq at 1 again, and those new readings would pass for duplicates above.
         for topic in ["ridegate/sf/gps", "ridegate/sf/heart_rate"] {
-            var stamps: [Int: Set<String>] = [:]
-            for m in all where m.topic == topic {
-                if let seq = m.json["seq"] as? Int, let ts = m.json["ts"] as? String { stamps[seq, default: []].insert(ts) }
-            }
-            let reused = stamps.filter { $0.value.count > 1 }.keys.sorted()
+            let reused = Self.reusedSeqs(all, topic)
             #expect(reused.isEmpty, "\(topic): seq reused for different readings: \(reused.prefix(10))")
         }
-        // The restarted demo rides the recording from its start again: its first GPS time falls back. Every
-        // reading of the first run, including those spooled during the outage before the SIGKILL, was delivered.
+        try Self.expectOutageSpooled(all: all, before: before)
+
+        let replayed = after.filter { $0.json["replayed"] as? Bool == true }
+        let replayedGPS = replayed.filter { $0.topic == "ridegate/sf/gps" }
+        #expect(!replayedGPS.isEmpty)
+        // Replayed GPS readings keep their own (ride) time, not the time of the replay.
+        #expect(replayedGPS.allSatisfy { ($0.json["ts"] as? String)?.hasPrefix("2026-06-21T16:0") == true })
+    }
+
+    /// The seqs of `topic` carried by readings of different times.
+    static func reusedSeqs(_ messages: [MQTTSubscriber.Message], _ topic: String) -> [Int] {
+        var stamps: [Int: Set<String>] = [:]
+        for m in messages where m.topic == topic {
+            if let seq = m.json["seq"] as? Int, let ts = m.json["ts"] as? String { stamps[seq, default: []].insert(ts) }
+        }
+        return stamps.filter { $0.value.count > 1 }.keys.sorted()
+    }
+
+    /// The restarted demo rides the recording from its start again: its first GPS time falls back. Every
+    /// reading of the first run, including those spooled during the outage before the SIGKILL, was delivered.
+    static func expectOutageSpooled(all: [MQTTSubscriber.Message], before: [MQTTSubscriber.Message]) throws {
         var gpsTimes: [(seq: Int, ts: String)] = []
         var seenGPS = Set<Int>()
         for m in all where m.topic == "ridegate/sf/gps" {
@@ -74,15 +89,9 @@ import Testing
         }
         gpsTimes.sort { $0.seq < $1.seq }
         let restart = try #require(zip(gpsTimes, gpsTimes.dropFirst()).first { $0.1.ts < $0.0.ts }?.1.seq, "no restart seen in the GPS times")
-        let lastBeforeOutage = Self.seqs(before, "ridegate/sf/gps").max() ?? 0
+        let lastBeforeOutage = seqs(before, "ridegate/sf/gps").max() ?? 0
         #expect(restart - 1 > lastBeforeOutage, "the first run spooled nothing during the outage (last delivered \(lastBeforeOutage), restart at \(restart))")
         #expect(Set(1..<restart).isSubset(of: Set(gpsTimes.map(\.seq))))
-
-        let replayed = after.filter { $0.json["replayed"] as? Bool == true }
-        let replayedGPS = replayed.filter { $0.topic == "ridegate/sf/gps" }
-        #expect(!replayedGPS.isEmpty)
-        // Replayed GPS readings keep their own (ride) time, not the time of the replay.
-        #expect(replayedGPS.allSatisfy { ($0.json["ts"] as? String)?.hasPrefix("2026-06-21T16:0") == true })
     }
 
     @Test("A stop while the broker is away: the final ride summary and rides/last wait in the spool and arrive at the next start, retained, the ride's seq unbroken")

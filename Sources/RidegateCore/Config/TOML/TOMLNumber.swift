@@ -20,39 +20,50 @@ enum TOMLNumber {
         // 0x, 0o, 0b: unsigned, no sign allowed.
         if body.count > 2, first == UInt8(ascii: "0"), let radix = radix(body[body.startIndex + 1]) {
             guard text.count == body.count else { throw TOMLError("\(shown): a hexadecimal, octal or binary integer takes no sign", at: position) }
-            let digits = body.dropFirst(2)
-            guard try underscoresValid(digits, shown: shown, at: position) else { return nil }
-            var value: Int64 = 0
-            for d in digits where d != UInt8(ascii: "_") {
-                guard let v = digitValue(d), v < radix else {
-                    throw TOMLError("\(shown) is not a base-\(radix) integer", at: position)
-                }
-                let (times, o1) = value.multipliedReportingOverflow(by: Int64(radix))
-                let (sum, o2) = times.addingReportingOverflow(Int64(v))
-                guard !o1, !o2 else { throw TOMLError("\(shown) does not fit in 64 bits", at: position) }
-                value = sum
-            }
-            return .integer(value)
+            return try radixInteger(body.dropFirst(2), radix: radix, shown: shown, at: position)
         }
         let isFloat = body.contains { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }
         guard body.allSatisfy({ isDigit($0) || $0 == UInt8(ascii: "_") || (isFloat && ($0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e")
             || $0 == UInt8(ascii: "E") || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-"))) }) else { return nil }
-        if !isFloat {
-            guard try underscoresValid(body, shown: shown, at: position) else { return nil }
-            if body.count > 1, first == UInt8(ascii: "0") {
-                throw TOMLError("\(shown): an integer has no leading zeros", at: position)
+        if !isFloat { return try decimalInteger(body, negative: negative, shown: shown, at: position) }
+        return try float(text, body: body, shown: shown, at: position)
+    }
+
+    /// The digits after 0x, 0o or 0b.
+    static func radixInteger(_ digits: ArraySlice<UInt8>, radix: UInt8, shown: String, at position: TOMLPosition) throws(TOMLError) -> TOMLNode.Value? {
+        guard try underscoresValid(digits, shown: shown, at: position) else { return nil }
+        var value: Int64 = 0
+        for d in digits where d != UInt8(ascii: "_") {
+            guard let v = digitValue(d), v < radix else {
+                throw TOMLError("\(shown) is not a base-\(radix) integer", at: position)
             }
-            var value: Int64 = 0
-            for d in body where d != UInt8(ascii: "_") {
-                let digit = Int64(d - UInt8(ascii: "0"))
-                let (times, o1) = value.multipliedReportingOverflow(by: 10)
-                let (sum, o2) = negative ? times.subtractingReportingOverflow(digit) : times.addingReportingOverflow(digit)
-                guard !o1, !o2 else { throw TOMLError("\(shown) does not fit in 64 bits (−9223372036854775808 to 9223372036854775807)", at: position) }
-                value = sum
-            }
-            return .integer(value)
+            let (times, o1) = value.multipliedReportingOverflow(by: Int64(radix))
+            let (sum, o2) = times.addingReportingOverflow(Int64(v))
+            guard !o1, !o2 else { throw TOMLError("\(shown) does not fit in 64 bits", at: position) }
+            value = sum
         }
-        // A float: integer part [. fraction] [e exponent], each part digits with single underscores between.
+        return .integer(value)
+    }
+
+    /// A decimal integer's digits (its sign already taken off).
+    static func decimalInteger(_ body: ArraySlice<UInt8>, negative: Bool, shown: String, at position: TOMLPosition) throws(TOMLError) -> TOMLNode.Value? {
+        guard try underscoresValid(body, shown: shown, at: position) else { return nil }
+        if body.count > 1, body.first == UInt8(ascii: "0") {
+            throw TOMLError("\(shown): an integer has no leading zeros", at: position)
+        }
+        var value: Int64 = 0
+        for d in body where d != UInt8(ascii: "_") {
+            let digit = Int64(d - UInt8(ascii: "0"))
+            let (times, o1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, o2) = negative ? times.subtractingReportingOverflow(digit) : times.addingReportingOverflow(digit)
+            guard !o1, !o2 else { throw TOMLError("\(shown) does not fit in 64 bits (−9223372036854775808 to 9223372036854775807)", at: position) }
+            value = sum
+        }
+        return .integer(value)
+    }
+
+    /// A float: integer part [. fraction] [e exponent], each part digits with single underscores between.
+    static func float(_ text: [UInt8], body: ArraySlice<UInt8>, shown: String, at position: TOMLPosition) throws(TOMLError) -> TOMLNode.Value {
         var parts = body
         var exponent: ArraySlice<UInt8>?
         if let e = parts.firstIndex(where: { $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }) {
