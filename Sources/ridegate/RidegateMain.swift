@@ -13,9 +13,9 @@ enum RidegateMain {
                 exit(0)
             }
         } catch {
-            let message = Array("ridegate: cannot start the event loop: \(error)\n".utf8)
+            let message = Array("ridegate: cannot start the event loop: \(error). If it says \"Too many open files\", raise the limit (ulimit -n; LimitNOFILE= in the service)\n".utf8)
             _ = write(2, message, message.count)
-            exit(71) // EX_OSERR
+            exit(EventLoop.failureExitStatus) // EX_OSERR: systemd's Restart=on-failure tries again
         }
     }
 }

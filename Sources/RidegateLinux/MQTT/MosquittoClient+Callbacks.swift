@@ -93,7 +93,7 @@ extension MosquittoClient {
             // failed. (A refused CONNACK was reported by `didConnect`.)
             attemptFailed(failureReason(rc, errno: systemError))
         }
-        attemptConnection(after: connection.backoff.delay())
+        attemptConnection(after: nextDelay())
     }
 
     func didPublish(_ mid: Int32) {

@@ -173,9 +173,16 @@ public final class MosquittoClient: @unchecked Sendable {
     /// Each attempt is the blocking mosquitto_connect, not mosquitto_connect_async: with TLS, libmosquitto
     /// 2.0.21 (Debian trixie, the Pi's) fails the async one at once with MOSQ_ERR_TLS where the blocking call
     /// succeeds (reproduced with a ten-line C client).
+    ///
+    /// Every delay is jittered (`ReconnectBackoff.jittered`), the first too (within half of
+    /// `reconnect_min_s`): bikes of a fleet that start or lose the broker together spread their attempts.
     public func start() throws(MQTTError) {
-        loop.execute { [self] in attemptConnection(after: 0) }
+        let first = Double.random(in: 0..<0.5) * Double(settings.reconnectMinSeconds)
+        loop.execute { [self] in attemptConnection(after: first) }
     }
+
+    /// The next reconnect delay, jittered.
+    func nextDelay() -> Double { connection.backoff.jittered(Double.random(in: 0..<1)) }
 
     /// On the loop: one attempt, `delay` seconds from now (a timer of the loop's: no thread waits it out).
     func attemptConnection(after delay: Double) {
@@ -218,7 +225,7 @@ public final class MosquittoClient: @unchecked Sendable {
         }
         if let failure {
             attemptFailed(failure)
-            attemptConnection(after: connection.backoff.delay())
+            attemptConnection(after: nextDelay())
             return
         }
         let socket = mosquitto_socket(handle)
@@ -228,7 +235,7 @@ public final class MosquittoClient: @unchecked Sendable {
         } catch {
             attemptFailed("cannot watch the broker's socket: \(error)")
             mosquitto_disconnect(handle)
-            attemptConnection(after: connection.backoff.delay())
+            attemptConnection(after: nextDelay())
             return
         }
         connection.phase = .open(socket: socket)

@@ -40,4 +40,15 @@ import Testing
         }
         #expect(counts.min() == 1, "threads seen: \(counts)")
     }
+
+    @Test("A loop that cannot start (no descriptor left for its eventfd) exits 71, EX_OSERR, saying why and what to do")
+    func cannotStart() async throws {
+        // Four descriptors: the three standard ones and the one the dynamic loader needs; epoll takes the fourth.
+        let limited = try ChildProcess(try Executables.find("prlimit", hint: "apt-get install util-linux").path,
+                                       ["--nofile=4", RidegateAppTestsPaths.executable, "version"], captureOutput: true)
+        let status = await limited.waitForExit(timeout: TestTime.seconds(10)).flatMap(ChildProcess.exitCode)
+        let said = await limited.waitForAllOutput(timeout: 5)
+        #expect(status == 71, "\(said)")
+        #expect(said.contains { $0.contains("cannot start the event loop") && $0.contains("ulimit -n") }, "\(said)")
+    }
 }

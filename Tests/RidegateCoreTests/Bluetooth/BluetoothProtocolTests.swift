@@ -116,6 +116,16 @@ import Testing
         b.reset()
         #expect(b.delay() == 1)
     }
+
+    @Test("Jittered: each delay at its random point of the doubling window, never below 0.1 s, never past the ceiling")
+    func jitteredBackoff() {
+        var b = ReconnectBackoff(initial: 1, maximum: 10)
+        #expect([0.5, 0.5, 0.25, 0.999, 0, 1.5, .nan].map { b.jittered($0) } == [0.5, 1, 1, 7.992, 0.1, 10, 10])
+        // A fleet's first retries after losing the broker together: spread over the window, not one instant.
+        var fleet = (0..<100).map { _ in ReconnectBackoff(initial: 1, maximum: 10) }
+        let firsts = fleet.indices.map { fleet[$0].jittered(Double($0) / 100) }
+        #expect(Set(firsts).count == 90 && (firsts.max() ?? 1) < 1 && firsts.min() == 0.1)
+    }
 }
 
 @Suite struct ManagementEventTests {
