@@ -25,6 +25,9 @@ public final class ChildProcess: @unchecked Sendable {
             posix_spawn_file_actions_addopen(&fileActions, 2, "/dev/null", O_WRONLY, 0)
         }
         posix_spawn_file_actions_addopen(&fileActions, 0, "/dev/null", O_RDONLY, 0)
+        // Nothing else of the test runner's: a long-lived child (a broker, a daemon) holding the write end of
+        // another child's output pipe would keep that pipe from ever reaching end of file.
+        _ = Self.closeFrom?(&fileActions, 3)
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var env = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
@@ -60,6 +63,12 @@ public final class ChildProcess: @unchecked Sendable {
             exit.update { $0 = status }
         }.start()
     }
+
+    /// glibc's posix_spawn_file_actions_addclosefrom_np (2.34+), which Swift's Glibc module does not declare.
+    static let closeFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }()
 
     /// Threads of the test runner block signals; a child would inherit that mask and ignore SIGTERM. Spawn
     /// attributes that give it an empty mask and the default SIGTERM and SIGINT (destroyed by the caller).
