@@ -32,10 +32,10 @@ public final class MQTTSubscriber: @unchecked Sendable {
     }
 
     /// The retained messages the broker holds under `topic` now (what a subscriber arriving later sees).
-    public static func retained(port: Int, topic: String, host: String = "127.0.0.1") async throws -> [Message] {
+    public static func retained(port: Int, topic: String, host: String = "127.0.0.1", extraArguments: [String] = []) async throws -> [Message] {
         let executable = try Executables.find("mosquitto_sub", hint: "apt-get install mosquitto-clients")
         // --retained-only ends at the first live message; -W 2 ends it when nothing more is retained.
-        let process = try ChildProcess(executable.path, ["-h", host, "-p", String(port), "-v", "-t", topic, "--retained-only", "-W", "2"],
+        let process = try ChildProcess(executable.path, ["-h", host, "-p", String(port), "-v", "-t", topic, "--retained-only", "-W", "2"] + extraArguments,
                                        captureOutput: true)
         // -W's "Timed out" goes to stderr, which ChildProcess interleaves with the messages.
         return await process.waitForAllOutput(timeout: TestTime.seconds(10)).filter { $0 != "Timed out" }.map(parse)

@@ -74,6 +74,7 @@ extension MosquittoClient {
         connection.ackSweep?.cancel()
         connection.ackSweep = nil
         connection.readsDeferred = false
+        connection.inFlightTopics.removeAll()
         // The next connection's replay starts from the spool: what this one delivered must not be in it.
         retirePending()
         let wasConnected = connectedFlag.withLock { was in
@@ -96,13 +97,27 @@ extension MosquittoClient {
         attemptConnection(after: nextDelay())
     }
 
-    func didPublish(_ mid: Int32) {
+    /// A PUBACK (or PUBCOMP): `reason` 0x80 and up is the broker's refusal, never a delivery.
+    func didPublish(_ mid: Int32, reason: Int32) {
         if connection.offlineMessage == mid {
-            resumeOffline(true)
+            resumeOffline(reason < 0x80)
             return
         }
-        // Retired together after the read (`retireAcknowledged`): one spool transaction per turn.
+        let topic = connection.inFlightTopics.removeValue(forKey: mid)
+        if reason >= 0x80 { refused(topic: topic, reason: reason) }
+        // Retired together after the read (`retireAcknowledged`): one spool transaction per turn. A refused
+        // reading goes too, counted and said: the broker would refuse it again at every replay.
         if let id = connection.delivery.acknowledged(messageID: mid) { connection.acknowledged.append(id) }
+    }
+
+    /// Says (at once, then once a minute with the count) which topic the broker refused and why.
+    func refused(topic: String?, reason: Int32) {
+        guard let count = connection.refused.occurred(at: SystemClock.monotonicSeconds()) else { return }
+        let words = mosquitto_reason_string(reason).map { String(cString: $0) } ?? "reason code \(reason)"
+        logger.warning("the broker refused a reading; it is dropped and counted on health (mqtt_refused)", [
+            ("mqtt.topic", topic.map { topicPrefix + "/" + $0 } ?? "?"), ("mqtt.reason", words), ("mqtt.refused", String(count)),
+            ("mqtt.fix", "check what the broker allows this client (its ACL for mqtt.username or the client id)"),
+        ])
     }
 
     /// After a read: while live readings flow, what the acknowledgements retired leaves the spool with the

@@ -85,6 +85,7 @@ extension MosquittoClient {
         json.add("spool_mode", store.mode)
         json.add("spool_recoveries", store.recoveries)
         json.add("mqtt_connects", connection.delivery.connects)
+        json.add("mqtt_refused", connection.refused.total)
         json.add("replayed", connection.delivery.replayedCount)
         healthFields.add(to: &json)
         var completed = health
@@ -130,6 +131,7 @@ extension MosquittoClient {
         var mid: Int32 = 0
         if send(topic: topicPrefix + "/" + reading.topic, payload: reading.payload, qos: reading.qos, retain: reading.retain, mid: &mid) == MOSQ_ERR_SUCCESS.rawValue {
             connection.delivery.sent(messageID: mid, storedID: reading.id)
+            connection.inFlightTopics[mid] = reading.topic
         }
     }
 

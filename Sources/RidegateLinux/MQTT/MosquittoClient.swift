@@ -69,6 +69,10 @@ public final class MosquittoClient: @unchecked Sendable {
         var connectionWaiters: [(waiter: CheckedContinuation<Void, Never>, untilFirstFailure: Bool)] = []
         /// Stored readings acknowledged and not yet removed from the spool (see `retireAcknowledged`).
         var acknowledged: [Int64] = []
+        /// The topics of stored readings in flight, by message id: what a refusal names.
+        var inFlightTopics: [Int32: String] = [:]
+        /// Readings the broker refused (an MQTT 5 PUBACK with a failure reason code), and when that was said.
+        var refused = RepeatedProblem(interval: 60)
         /// The loop does not wake for the broker's bytes: they are read at the start of the next turn that
         /// publishes, or by `ackSweep` (see `flush`).
         var readsDeferred = false
@@ -153,9 +157,11 @@ public final class MosquittoClient: @unchecked Sendable {
                 ? String(decoding: UnsafeRawBufferPointer(start: m.payload, count: Int(m.payloadlen)), as: UTF8.self) : ""
             Unmanaged<MosquittoClient>.fromOpaque(context).takeUnretainedValue().didReceive(payload: payload)
         }
-        mosquitto_publish_callback_set(mosq) { _, context, mid in
+        // The v5 callback, for either protocol: with MQTT 5 a PUBACK carries a reason code (a broker's ACL
+        // refusing the topic, a quota), which is not a delivery. With 3.1.1 it is always 0 (docs/mqtt.md).
+        mosquitto_publish_v5_callback_set(mosq) { _, context, mid, reason, _ in
             guard let context else { return }
-            Unmanaged<MosquittoClient>.fromOpaque(context).takeUnretainedValue().didPublish(mid)
+            Unmanaged<MosquittoClient>.fromOpaque(context).takeUnretainedValue().didPublish(mid, reason: reason)
         }
     }
 

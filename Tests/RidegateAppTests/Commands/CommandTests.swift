@@ -54,7 +54,7 @@ import Testing
     static func expectRetainedHealth(port: Int) async throws {
         let retainedHealth = try #require(try await MQTTSubscriber.retained(port: port, topic: "ridegate/e2e/health").first)
         let health = retainedHealth.json
-        let numbers = ["uptime_s", "clock_offset_s", "strap_reconnects", "sensor_reconnects", "coalesced", "spool_depth", "spool_dropped", "spool_recoveries", "mqtt_connects", "replayed",
+        let numbers = ["uptime_s", "clock_offset_s", "strap_reconnects", "sensor_reconnects", "coalesced", "spool_depth", "spool_dropped", "spool_recoveries", "mqtt_connects", "mqtt_refused", "replayed",
                        "ride_log_bytes", "rides_removed", "gps_time_rejected", "gps_time_steps", "ride_log_waiting", "ride_log_dropped", "ride_log_recoveries"]
         for key in numbers {
             // A JSON number (Foundation on Linux reads true/false as numbers too, so look at the text).
