@@ -225,7 +225,7 @@ public enum GatewayAssembly {
             password = try readPassword(file)
         }
         let prefix = "\(config.mqtt.prefix)/\(deviceID)"
-        return MQTTSettings(
+        var settings = MQTTSettings(
             host: config.mqtt.host, port: config.mqtt.port,
             clientID: probe ? "ridegate-doctor-\(deviceID)" : config.mqtt.clientID ?? "ridegate-\(deviceID)",
             keepaliveSeconds: probe ? 10 : config.mqtt.keepaliveSeconds, username: config.mqtt.username, password: password,
@@ -233,6 +233,8 @@ public enum GatewayAssembly {
             statusTopic: probe ? nil : "\(prefix)/status", protocolVersion: config.mqtt.protocolVersion,
             homeAssistantStatusTopic: !probe && config.mqtt.homeAssistantDiscovery ? "\(config.mqtt.homeAssistantPrefix)/status" : nil,
             tls: config.mqtt.caFile.map { MQTTSettings.TLS(caFile: $0, certificateFile: config.mqtt.certificateFile, keyFile: config.mqtt.keyFile) })
+        settings.otherBrokers = config.mqtt.otherBrokers
+        return settings
     }
 
     /// The files the configuration names, checked as `run` would use them: the password file (readable, and by

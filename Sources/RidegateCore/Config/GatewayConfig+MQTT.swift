@@ -3,6 +3,8 @@ extension GatewayConfig {
     public struct MQTT: Sendable, Equatable {
         public var host = "localhost"
         public var port = 1883
+        /// `hosts` after the first (which is `host`/`port`): the brokers of a cluster, tried in turn.
+        public var otherBrokers: [BrokerAddress] = []
         public var prefix = "ridegate"
         public var clientID: String?
         public var keepaliveSeconds = 30
@@ -30,6 +32,11 @@ extension GatewayConfig {
         mqtt.host = try m.string("host", default: mqtt.host, maxBytes: 253) // the longest DNS name
         if let problem = BrokerAddress.hostProblem(mqtt.host) { throw m.error("host", m.table["host"], "\"\(mqtt.host)\": \(problem)") }
         mqtt.port = try m.integer("port", default: mqtt.port, range: 1...65535)
+        if let brokers = try Self.hosts(&m, defaultPort: mqtt.port) {
+            mqtt.host = brokers[0].host
+            mqtt.port = brokers[0].port
+            mqtt.otherBrokers = Array(brokers.dropFirst())
+        }
         mqtt.prefix = try m.string("prefix", default: mqtt.prefix, maxBytes: Self.longestPrefix)
         guard !mqtt.prefix.isEmpty, !mqtt.prefix.contains(where: { "#+".contains($0) }), !mqtt.prefix.hasSuffix("/") else {
             throw m.error("prefix", m.table["prefix"], "\"\(mqtt.prefix)\" is not a topic prefix; use e.g. \"ridegate\" or \"home/bike\" (no '#', '+', or trailing '/')")
@@ -63,5 +70,27 @@ extension GatewayConfig {
         }
         try m.finish()
         return mqtt
+    }
+
+    /// `hosts = ["a:8883", "b:8883"]`: a cluster's brokers, each `host` or `host:port` (`port` by default);
+    /// nil when not set. Not together with `host`.
+    static func hosts(_ m: inout ConfigTableReader, defaultPort: Int) throws(ConfigError) -> [BrokerAddress]? {
+        guard let node = m.table["hosts"] else { return nil }
+        let texts = try m.strings("hosts", default: [])
+        guard (1...16).contains(texts.count) else {
+            throw m.error("hosts", node, "list 1 to 16 brokers, e.g. hosts = [\"mqtt-a.example.org:8883\", \"mqtt-b.example.org:8883\"]")
+        }
+        if m.table["host"] != nil { throw m.error("hosts", node, "set either mqtt.host (one broker) or mqtt.hosts (a cluster's brokers), not both") }
+        var brokers: [BrokerAddress] = []
+        for text in texts {
+            do throws(BrokerAddress.ParseError) {
+                let broker = try BrokerAddress(parsing: text, defaultPort: defaultPort, what: "a broker address", example: "mqtt-a.example.org:8883")
+                if let problem = BrokerAddress.hostProblem(broker.host) { throw BrokerAddress.ParseError(description: "\"\(text)\": \(problem)") }
+                brokers.append(broker)
+            } catch {
+                throw m.error("hosts", node, error.description)
+            }
+        }
+        return brokers
     }
 }

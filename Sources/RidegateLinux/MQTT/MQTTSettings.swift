@@ -1,9 +1,14 @@
 import CMosquitto
 import Glibc
+import RidegateCore
 /// How to reach the broker; built from the config by the wiring.
 public struct MQTTSettings: Sendable {
     public var host: String
     public var port: Int
+    /// More brokers (a cluster's), tried in turn after `host`/`port`: an attempt that fails moves to the next.
+    public var otherBrokers: [BrokerAddress] = []
+    /// Every broker, `host`/`port` first.
+    public var brokers: [BrokerAddress] { [BrokerAddress(host: host, port: port)] + otherBrokers }
     public var clientID: String
     public var keepaliveSeconds: Int
     public var username: String?

@@ -10,7 +10,7 @@ extension MosquittoClient {
     func connackOverdue() {
         connection.connackDeadline = nil
         guard case .open = connection.phase, !isConnected else { return }
-        attemptFailed("the broker at \(settings.host):\(settings.port) took the connection but did not answer MQTT's CONNECT within "
+        attemptFailed("the broker at \(broker.host):\(broker.port) took the connection but did not answer MQTT's CONNECT within "
                       + "\(Int(Self.connackTimeoutSeconds)) s: is an MQTT broker listening on mqtt.port, or does it expect TLS (mqtt.ca_file)?")
         // Ended as a refusal, which `connectionEnded` does not report again; then the socket goes.
         connectionEnded(MOSQ_ERR_CONN_REFUSED.rawValue, errno: 0)
@@ -36,7 +36,7 @@ extension MosquittoClient {
         if let ha = settings.homeAssistantStatusTopic { mosquitto_subscribe(handle, nil, ha, 1) }
         let retained = connection.delivery.connected(newestStoredID: store.lastID())
         logger.info(connection.delivery.connects == 1 ? "connected to broker" : "reconnected to broker",
-                    [("mqtt.broker", "\(settings.host):\(settings.port)"), ("mqtt.spool_depth", String(store.depth()))])
+                    [("mqtt.broker", "\(broker.host):\(broker.port)"), ("mqtt.spool_depth", String(store.depth()))])
         for p in retained { send(p) }
         continueReplay()
         resumeConnectionWaiters()
@@ -50,6 +50,7 @@ extension MosquittoClient {
     /// An attempt failed: said (`reportFailure`), and the end of the wait for those who wait only that long.
     func attemptFailed(_ reason: String) {
         reportFailure(reason)
+        moveToNextBroker()
         for entry in connection.connectionWaiters where entry.untilFirstFailure { entry.waiter.resume() }
         connection.connectionWaiters.removeAll { $0.untilFirstFailure }
     }
@@ -155,4 +156,15 @@ extension MosquittoClient {
 
     /// Why the last connection attempt failed, in words (nil while connected or before any attempt).
     public var lastFailure: String? { failures.withLock { $0.lastReason } }
+
+    /// After a failed attempt, the next of a cluster's brokers (`mqtt.hosts`) is tried; a connection that
+    /// works stays where it is (one that is lost tries its broker again first).
+    func moveToNextBroker() {
+        let brokers = settings.brokers
+        guard brokers.count > 1 else { return }
+        currentBroker.withLock { current in
+            let index = brokers.firstIndex(of: current) ?? 0
+            current = brokers[(index + 1) % brokers.count]
+        }
+    }
 }

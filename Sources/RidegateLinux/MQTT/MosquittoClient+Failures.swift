@@ -12,7 +12,7 @@ extension MosquittoClient {
         let (say, attempts) = failures.withLock { f in (f.failed(reason, at: now), f.attempts) }
         guard say else { return }
         logger.warning("cannot connect to the broker; retrying with backoff", [
-            ("mqtt.broker", "\(settings.host):\(settings.port)"), ("mqtt.reason", reason), ("mqtt.attempts", String(attempts)),
+            ("mqtt.broker", "\(broker.host):\(broker.port)"), ("mqtt.reason", reason), ("mqtt.attempts", String(attempts)),
         ])
     }
 
@@ -29,7 +29,7 @@ extension MosquittoClient {
                 || (rc == MOSQ_ERR_ERRNO.rawValue && systemError == EPROTO))
         if let detail, tlsFailure, detail.contains("certificate verify failed") {
             return "TLS: the broker's certificate was not accepted: not signed by mqtt.ca_file (\(settings.tls?.caFile ?? "?")), expired, "
-                + "or not issued for the name \(settings.host) (mqtt.host must be a name or address the certificate lists)"
+                + "or not issued for the name \(broker.host) (mqtt.host must be a name or address the certificate lists)"
         }
         if let detail, tlsFailure, detail.contains("SSL") || detail.contains("TLS") {
             return "TLS: \(detail)"
@@ -37,10 +37,10 @@ extension MosquittoClient {
         if tlsFailure {
             // Some libmosquitto versions say only "Protocol error" for a refused handshake, and log nothing.
             return "TLS: the connection failed during the handshake (\(Self.describe(rc, errno: systemError))): check that mqtt.ca_file "
-                + "(\(settings.tls?.caFile ?? "?")) signed the broker's certificate and that it lists \(settings.host)"
+                + "(\(settings.tls?.caFile ?? "?")) signed the broker's certificate and that it lists \(broker.host)"
         }
         if rc == MOSQ_ERR_ERRNO.rawValue, systemError == ECONNREFUSED {
-            return "connection refused: nothing listens on \(settings.host):\(settings.port) (is mosquitto running? mqtt.port?)"
+            return "connection refused: nothing listens on \(broker.host):\(broker.port) (is mosquitto running? mqtt.port?)"
         }
         return Self.describe(rc, errno: systemError)
     }
@@ -84,7 +84,7 @@ extension MosquittoClient {
         }
         if case .deadline = ended {
             logger.warning("a connection attempt to the broker has not ended (no answer); stopping without waiting for it",
-                           [("mqtt.broker", "\(settings.host):\(settings.port)")])
+                           [("mqtt.broker", "\(broker.host):\(broker.port)")])
         }
     }
 }

@@ -86,6 +86,7 @@ extension MosquittoClient {
         json.add("spool_recoveries", store.recoveries)
         json.add("mqtt_connects", connection.delivery.connects)
         json.add("mqtt_refused", connection.refused.total)
+        json.add("mqtt_broker", "\(broker.host):\(broker.port)")
         json.add("replayed", connection.delivery.replayedCount)
         healthFields.add(to: &json)
         var completed = health

@@ -33,6 +33,9 @@ public final class MosquittoClient: @unchecked Sendable {
     let transportError = Locked<String?>(nil)
     /// Failed attempts since the last connection: their reasons, which were said, and when.
     let failures = Locked(RepeatedFailures(interval: 60))
+    /// The broker tried or in use (of `settings.brokers`); read by the connecting thread too.
+    let currentBroker: Locked<BrokerAddress>
+    var broker: BrokerAddress { currentBroker.withLock { $0 } }
 
     enum Phase {
         /// Not started, or stopped.
@@ -114,6 +117,7 @@ public final class MosquittoClient: @unchecked Sendable {
         }
         handle = mosq
         self.settings = settings
+        currentBroker = Locked(BrokerAddress(host: settings.host, port: settings.port))
         self.topicPrefix = topicPrefix
         self.logger = logger
         self.store = store
@@ -208,7 +212,8 @@ public final class MosquittoClient: @unchecked Sendable {
                     rc = MOSQ_ERR_NO_CONN.rawValue
                 } else {
                     mosquitto_log_callback_set(handle, Self.logErrors)
-                    rc = mosquitto_connect(handle, settings.host, Int32(settings.port), Int32(settings.keepaliveSeconds))
+                    let broker = broker
+                    rc = mosquitto_connect(handle, broker.host, Int32(broker.port), Int32(settings.keepaliveSeconds))
                 }
                 // errno and the log line explain a failure: read them here, where it happened.
                 let reason = rc == MOSQ_ERR_SUCCESS.rawValue ? nil : failureReason(rc)
