@@ -32,7 +32,12 @@ extension MosquittoClient {
         transportError.withLock { $0 = nil }
         connection.backoff.reset()
         let online = Array("online".utf8)
-        if let status = settings.statusTopic { mosquitto_publish(handle, nil, status, Int32(online.count), online, 1, true) }
+        if let status = settings.statusTopic {
+            var mid: Int32 = 0
+            if mosquitto_publish(handle, &mid, status, Int32(online.count), online, 1, true) == MOSQ_ERR_SUCCESS.rawValue {
+                connection.inFlightTopics[mid] = status
+            }
+        }
         if let ha = settings.homeAssistantStatusTopic { mosquitto_subscribe(handle, nil, ha, 1) }
         let retained = connection.delivery.connected(newestStoredID: store.lastID())
         logger.info(connection.delivery.connects == 1 ? "connected to broker" : "reconnected to broker",
@@ -116,7 +121,7 @@ extension MosquittoClient {
         guard let count = connection.refused.occurred(at: SystemClock.monotonicSeconds()) else { return }
         let words = mosquitto_reason_string(reason).map { String(cString: $0) } ?? "reason code \(reason)"
         logger.warning("the broker refused a reading; it is dropped and counted on health (mqtt_refused)", [
-            ("mqtt.topic", topic.map { topicPrefix + "/" + $0 } ?? "?"), ("mqtt.reason", words), ("mqtt.refused", String(count)),
+            ("mqtt.topic", topic ?? "?"), ("mqtt.reason", words), ("mqtt.refused", String(count)),
             ("mqtt.fix", "check what the broker allows this client (its ACL for mqtt.username or the client id)"),
         ])
     }

@@ -117,9 +117,12 @@ extension MosquittoClient {
         }
         connection.lastWritten = SystemClock.monotonicSeconds()
         connection.published = true
+        var sent: Int32 = 0
         let rc = text.withUTF8 { bytes in
-            mosquitto_publish(handle, mid, full, Int32(bytes.count), bytes.baseAddress, Int32(qos), retain)
+            mosquitto_publish(handle, &sent, full, Int32(bytes.count), bytes.baseAddress, Int32(qos), retain)
         }
+        mid?.pointee = sent
+        if rc == MOSQ_ERR_SUCCESS.rawValue, qos > 0 { connection.inFlightTopics[sent] = full } // what a refusal names
         if rc != MOSQ_ERR_SUCCESS.rawValue, rc != MOSQ_ERR_NO_CONN.rawValue {
             // Not a lost connection (that is reported once, by `connectionEnded`): a message the broker will
             // never take, such as one larger than it allows. Stored readings stay stored.
@@ -132,7 +135,6 @@ extension MosquittoClient {
         var mid: Int32 = 0
         if send(topic: topicPrefix + "/" + reading.topic, payload: reading.payload, qos: reading.qos, retain: reading.retain, mid: &mid) == MOSQ_ERR_SUCCESS.rawValue {
             connection.delivery.sent(messageID: mid, storedID: reading.id)
-            connection.inFlightTopics[mid] = reading.topic
         }
     }
 

@@ -72,7 +72,7 @@ public final class MosquittoClient: @unchecked Sendable {
         var connectionWaiters: [(waiter: CheckedContinuation<Void, Never>, untilFirstFailure: Bool)] = []
         /// Stored readings acknowledged and not yet removed from the spool (see `retireAcknowledged`).
         var acknowledged: [Int64] = []
-        /// The topics of stored readings in flight, by message id: what a refusal names.
+        /// The (full) topics of QoS 1 and 2 messages in flight, by message id: what a refusal names.
         var inFlightTopics: [Int32: String] = [:]
         /// Readings the broker refused (an MQTT 5 PUBACK with a failure reason code), and when that was said.
         var refused = RepeatedProblem(interval: 60)
