@@ -142,4 +142,20 @@ import Testing
         // The daemon keeps its entities across a stop; they show unavailable through the offline status.
         #expect(try await MQTTSubscriber.retained(port: broker.port, topic: "homeassistant/#").count == Self.sunOnlyKeys.count)
     }
+
+    @Test("The demo with --keep-retained leaves its ride and status retained, but never its Home Assistant entities")
+    func keepRetainedRemovesDiscovery() async throws {
+        let broker = try await MosquittoBroker.start()
+        let sub = try MQTTSubscriber(port: broker.port, topic: "homeassistant/#")
+        let demo = try ChildProcess(RidegateAppTestsPaths.executable,
+                                    ["demo", "--keep-retained", "--broker", "127.0.0.1:\(broker.port)", "--speed", "20", "--device-id", "kept"],
+                                    captureOutput: true)
+        let announced = await sub.wait(timeout: TestTime.seconds(15)) { Set(Self.configs($0).filter { !$0.payload.isEmpty }.map(\.topic)).count >= 10 }
+        #expect(Set(Self.configs(announced).map(\.topic)).count >= 10)
+        demo.signal(SIGTERM)
+        #expect(await demo.waitForExit(timeout: TestTime.seconds(10)).flatMap(ChildProcess.exitCode) == 0)
+        #expect(!(try await MQTTSubscriber.retained(port: broker.port, topic: "ridegate/kept/ride")).isEmpty)
+        let left = try await MQTTSubscriber.retained(port: broker.port, topic: "homeassistant/#")
+        #expect(left.isEmpty, "entities left behind: \(left.map(\.topic).prefix(5))")
+    }
 }
