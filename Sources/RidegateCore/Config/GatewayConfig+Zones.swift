@@ -61,24 +61,25 @@ extension GatewayConfig {
             throw z.error("resting_hr", z.table["resting_hr"], "\(zones.restingHeartRate) leaves no heart-rate reserve below max_hr \(zones.maxHeartRate)")
         }
         zones.percentages = try z.numbers("percentages", default: zones.percentages)
-        guard (1...10).contains(zones.percentages.count),
-              zip(zones.percentages, zones.percentages.dropFirst()).allSatisfy({ $0 < $1 }),
-              zones.percentages.allSatisfy({ (30...100).contains($0) }) else {
-            throw z.error("percentages", z.table["percentages"],
-                          "\(z.table["percentages"]?.rendered ?? "") must be 1 to 10 strictly increasing percentages of max_hr between 30 and 100, e.g. [50, 60, 70, 80, 90]")
-        }
+        try Self.increasing(zones.percentages, count: 1...10, within: 30...100, z, "percentages",
+                            "1 to 10 strictly increasing percentages of max_hr between 30 and 100, e.g. [50, 60, 70, 80, 90]")
         zones.marginBPM = try z.integer("margin_bpm", default: zones.marginBPM, range: 0...20)
         zones.dwellSeconds = try z.number("dwell_s", default: zones.dwellSeconds, range: 0...60)
         zones.ftp = try z.optionalInteger("ftp", range: 50...2000)
         zones.powerPercentages = try z.numbers("power_percentages", default: zones.powerPercentages)
-        guard (1...9).contains(zones.powerPercentages.count),
-              zip(zones.powerPercentages, zones.powerPercentages.dropFirst()).allSatisfy({ $0 < $1 }),
-              zones.powerPercentages.allSatisfy({ (10...300).contains($0) }) else {
-            throw z.error("power_percentages", z.table["power_percentages"],
-                          "\(z.table["power_percentages"]?.rendered ?? "") must be 1 to 9 strictly increasing percentages of ftp from 10 to 300 (the lower bounds of zones 2 and up), e.g. [56, 76, 91, 106, 121, 151]")
-        }
+        try Self.increasing(zones.powerPercentages, count: 1...9, within: 10...300, z, "power_percentages",
+                            "1 to 9 strictly increasing percentages of ftp from 10 to 300 (the lower bounds of zones 2 and up), e.g. [56, 76, 91, 106, 121, 151]")
         zones.powerMarginWatts = try z.integer("power_margin_w", default: zones.powerMarginWatts, range: 0...100)
         try z.finish()
         return zones
+    }
+
+    /// Zone bounds: `count` of them, strictly increasing, each `within`; else an error saying they `must be` so.
+    static func increasing(_ values: [Double], count: ClosedRange<Int>, within: ClosedRange<Double>, _ table: ConfigTableReader,
+                           _ key: String, _ mustBe: String) throws(ConfigError) {
+        guard count.contains(values.count), zip(values, values.dropFirst()).allSatisfy({ $0 < $1 }),
+              values.allSatisfy({ within.contains($0) }) else {
+            throw table.error(key, table.table[key], "\(table.table[key]?.rendered ?? "") must be \(mustBe)")
+        }
     }
 }

@@ -15,17 +15,7 @@ import Testing
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rg-thread-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let broker = try await MosquittoBroker.start()
-        try """
-            device_id = "t"
-            state_directory = "\(dir)/state"
-            [mqtt]
-            host = "127.0.0.1"
-            port = \(broker.port)
-            [gps]
-            enabled = false
-            [heart_rate]
-            enabled = false
-            """.write(toFile: dir + "/c.toml", atomically: true, encoding: .utf8)
+        try TestConfigs.quiet(deviceID: "t", dir: dir, brokerPort: broker.port, to: dir + "/c.toml")
         let sub = try MQTTSubscriber(port: broker.port, topic: "ridegate/t/status")
         let daemon = try ChildProcess(RidegateAppTestsPaths.executable, ["run", "--config", dir + "/c.toml"], captureOutput: true)
         defer { daemon.signal(SIGTERM) }

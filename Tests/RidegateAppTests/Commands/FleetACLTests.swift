@@ -6,15 +6,9 @@ import Testing
 /// as its device id, writes its own topics only. A bike that speaks as another is refused, and says so.
 @Suite struct FleetACLTests {
     func bike(_ id: String, user: String, dir: String, port: Int) throws -> ChildProcess {
-        try """
-            [mqtt]
-            username = "\(user)"
-            password_file = "\(dir)/\(user).password"
-            protocol = "5"
-            homeassistant_discovery = false
-            """.write(toFile: "\(dir)/\(id).toml", atomically: true, encoding: .utf8)
+        let config = try TestConfigs.bike(user: user, name: id, dir: dir, extra: "homeassistant_discovery = false")
         return try ChildProcess(RidegateAppTestsPaths.executable,
-                                ["demo", "--config", "\(dir)/\(id).toml", "--broker", "127.0.0.1:\(port)", "--speed", "20",
+                                ["demo", "--config", config, "--broker", "127.0.0.1:\(port)", "--speed", "20",
                                  "--device-id", id, "--state-directory", "\(dir)/\(id)-state"], captureOutput: true)
     }
 
@@ -25,8 +19,6 @@ import Testing
         for user in ["bike-1", "bike-2", "fleet-reader"] {
             // -c makes the file, with the first user.
             try await SecureBrokerTests.run("mosquitto_passwd", ["-b"] + (user == "bike-1" ? ["-c"] : []) + ["\(dir)/passwd", user, "\(user) pass"])
-            try "\(user) pass\n".write(toFile: "\(dir)/\(user).password", atomically: true, encoding: .utf8)
-            chmod("\(dir)/\(user).password", 0o600)
         }
         let acl = RidegateAppTestsPaths.repository + "/deploy/fleet/acl"
         let broker = try await MosquittoBroker.start(extraConfig: "allow_anonymous false\npassword_file \(dir)/passwd\nacl_file \(acl)\n")

@@ -21,18 +21,9 @@ import Testing
         var reader = try MQTTSubscriber(port: port, topic: "ridegate/#", extraArguments: readerArguments)
         var demos: [ChildProcess] = []
         for bike in Self.bikes {
-            try "\(bike) pass\n".write(toFile: "\(dir)/\(bike).password", atomically: true, encoding: .utf8)
-            chmod("\(dir)/\(bike).password", 0o600)
-            try """
-                [mqtt]
-                username = "\(bike)"
-                password_file = "\(dir)/\(bike).password"
-                protocol = "5"
-                homeassistant_discovery = false
-                reconnect_max_s = 2
-                """.write(toFile: "\(dir)/\(bike).toml", atomically: true, encoding: .utf8)
+            let config = try TestConfigs.bike(user: bike, name: bike, dir: dir, extra: "homeassistant_discovery = false\nreconnect_max_s = 2")
             demos.append(try ChildProcess(RidegateAppTestsPaths.executable,
-                                          ["demo", "--config", "\(dir)/\(bike).toml", "--broker", "127.0.0.1:\(port)", "--speed", "10", "--keep-retained",
+                                          ["demo", "--config", config, "--broker", "127.0.0.1:\(port)", "--speed", "10", "--keep-retained",
                                            "--device-id", bike, "--state-directory", "\(dir)/\(bike)-state"], captureOutput: true))
         }
         let before = await reader.wait(timeout: TestTime.seconds(20)) { m in

@@ -110,17 +110,7 @@ import Testing
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rg-ha-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let config = dir + "/ridegate.toml"
-        try """
-            device_id = "solo"
-            state_directory = "\(dir)/state"
-            [mqtt]
-            host = "127.0.0.1"
-            port = \(broker.port)
-            [gps]
-            enabled = false
-            [heart_rate]
-            enabled = false
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+        try TestConfigs.quiet(deviceID: "solo", dir: dir, brokerPort: broker.port, to: config)
 
         // -R: only what this run publishes, not the stale configs above.
         let sub = try MQTTSubscriber(port: broker.port, topic: "#", extraArguments: ["-R"])

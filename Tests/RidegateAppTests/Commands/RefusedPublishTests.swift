@@ -9,7 +9,7 @@ import Testing
     func refusedByTheACL() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rg-acl-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        try await SecureBrokerTests.run("mosquitto_passwd", ["-b", "-c", "\(dir)/passwd", "bike", "pedal on"])
+        try await SecureBrokerTests.run("mosquitto_passwd", ["-b", "-c", "\(dir)/passwd", "bike", "bike pass"])
         try """
             user bike
             topic readwrite ridegate/r/#
@@ -17,17 +17,10 @@ import Testing
             topic readwrite homeassistant/#
             """.write(toFile: "\(dir)/acl", atomically: true, encoding: .utf8)
         let broker = try await MosquittoBroker.start(extraConfig: "allow_anonymous false\npassword_file \(dir)/passwd\nacl_file \(dir)/acl\n")
-        let sub = try MQTTSubscriber(port: broker.port, topic: "ridegate/r/#", extraArguments: ["-u", "bike", "-P", "pedal on"])
-        try "pedal on\n".write(toFile: "\(dir)/password", atomically: true, encoding: .utf8)
-        chmod("\(dir)/password", 0o600)
-        try """
-            [mqtt]
-            username = "bike"
-            password_file = "\(dir)/password"
-            protocol = "5"
-            """.write(toFile: "\(dir)/ridegate.toml", atomically: true, encoding: .utf8)
+        let sub = try MQTTSubscriber(port: broker.port, topic: "ridegate/r/#", extraArguments: ["-u", "bike", "-P", "bike pass"])
+        let config = try TestConfigs.bike(user: "bike", name: "ridegate", dir: dir)
         let demo = try ChildProcess(RidegateAppTestsPaths.executable,
-                                    ["demo", "--config", "\(dir)/ridegate.toml", "--broker", "127.0.0.1:\(broker.port)", "--speed", "20",
+                                    ["demo", "--config", config, "--broker", "127.0.0.1:\(broker.port)", "--speed", "20",
                                      "--device-id", "r", "--keep-retained", "--state-directory", "\(dir)/state"], captureOutput: true)
         let said = await demo.waitForOutput(timeout: TestTime.seconds(20)) { $0.contains { $0.contains("the broker refused a reading") } }
         let refusal = said.first { $0.contains("the broker refused a reading") } ?? ""
@@ -40,7 +33,7 @@ import Testing
         // Said once (then once a minute with the count), however many were refused; none waits to be refused again.
         #expect((await demo.waitForAllOutput(timeout: 5)).filter { $0.contains("the broker refused a reading") }.count == 1)
         let health = try #require(try await MQTTSubscriber.retained(port: broker.port, topic: "ridegate/r/health",
-                                                                    extraArguments: ["-u", "bike", "-P", "pedal on"]).first).json
+                                                                    extraArguments: ["-u", "bike", "-P", "bike pass"]).first).json
         #expect((health["mqtt_refused"] as? Int ?? 0) >= 1, "\(health)")
         // Nothing refused waits in the spool to be refused again at the next start.
         let spooled = try PythonSQLite.run("print(sqlite3.connect(sys.argv[1]).execute(\"SELECT count(*) FROM spool WHERE topic = 'heart_rate'\").fetchone()[0])",
