@@ -19,8 +19,10 @@ public final class TerminationSignals: Sendable {
         let (stream, continuation) = AsyncStream<Int32>.makeStream()
         signals = stream
         let handled = watched + (onIgnored == nil ? [] : Self.ignored.filter { !watched.contains($0) })
-        // Without a pipe or a loop the default actions stay: a signal still stops the process, just not in order.
-        guard let loop = EventLoop.current ?? (try? EventLoop()) else { return }
+        // On the process's loop (every command runs there: `EventLoop.runProcess`). Without it, or without a pipe,
+        // the default actions stay: a signal still stops the process, just not in order. (A loop made here
+        // for the purpose would outlive the watch: its thread was never stopped.)
+        guard let loop = EventLoop.current else { return }
         let readEnd = handled.withUnsafeBufferPointer { rg_signal_pipe_open($0.baseAddress, Int32($0.count)) }
         guard readEnd >= 0 else { return }
         let end: @Sendable () -> Void = {
