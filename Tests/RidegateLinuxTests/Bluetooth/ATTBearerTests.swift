@@ -39,7 +39,6 @@ import Testing
     @Test("A reader that falls behind loses no PDU: every one up to the bound, in order, then the link ends saying why")
     func readerFallsBehind() async throws {
         let link = try ATTBearer.pair(label: "lagging")
-        defer { link.peripheral.close() }
         let count = ReadableChunks.capacity + 44
         // Sent while nobody reads `incoming`: the loop reads them off the socket into the stream regardless.
         let sender = Task.detached {
@@ -58,6 +57,8 @@ import Testing
             try await TestTime.pause(0.01)
             waited += 1
         }
+        // The peer hangs up: a stream that kept reading (dropping the oldest) ends here instead of waiting for ever.
+        link.peripheral.close()
         var received: [Int] = []
         var ending: (any Error)?
         do {
