@@ -160,6 +160,8 @@ public struct Doctor: Sendable {
         return DoctorCheck("LED", .pass, "\(places.joined(separator: ", ")) free; `ridegate led test` walks the patterns")
     }
 
+    /// Each broker of `mqtt.host` or `mqtt.hosts`, one probe each: passes when all connect, warns when some
+    /// do (the gateway moves to those), fails when none does.
     func broker(_ config: GatewayConfig) async -> DoctorCheck {
         let id = GatewayAssembly.deviceID(config)
         let settings: MQTTSettings
@@ -168,19 +170,31 @@ public struct Doctor: Sendable {
         } catch {
             return DoctorCheck("MQTT broker", .fail, error.description)
         }
-        let target = "\(config.mqtt.host):\(config.mqtt.port)\(config.mqtt.caFile == nil ? "" : " (TLS)")"
+        var connected: [String] = [], failed: [String] = []
+        for broker in settings.brokers {
+            let target = "\(broker.host):\(broker.port)\(config.mqtt.caFile == nil ? "" : " (TLS)")"
+            var one = settings
+            (one.host, one.port, one.otherBrokers) = (broker.host, broker.port, [])
+            if let reason = await probe(one, prefix: "\(config.mqtt.prefix)/\(id)") { failed.append("no connection to \(target): \(reason)") } else { connected.append(target) }
+        }
+        let fix = "check mqtt.host/port (or mqtt.hosts), the network, and (with TLS or a password) the broker's log for why it refused"
+        if failed.isEmpty { return DoctorCheck("MQTT broker", .pass, "connected to \(connected.joined(separator: ", "))") }
+        if connected.isEmpty { return DoctorCheck("MQTT broker", .fail, failed.joined(separator: "; "), fix: fix) }
+        return DoctorCheck("MQTT broker", .warn, "connected to \(connected.joined(separator: ", ")); \(failed.joined(separator: "; "))", fix: fix)
+    }
+
+    /// One connection attempt to the one broker of `settings`: nil when it connected, else why not.
+    private func probe(_ settings: MQTTSettings, prefix: String) async -> String? {
         do {
-            let client = try MosquittoClient(settings: settings, topicPrefix: "\(config.mqtt.prefix)/\(id)", logger: logger.labeled("mqtt"))
+            let client = try MosquittoClient(settings: settings, topicPrefix: prefix, logger: logger.labeled("mqtt"))
             try client.start()
             // A refusal or a name that does not resolve is known at once: no reason to wait out the 5 s.
             let connected = await client.waitUntilConnected(timeout: 5, untilFirstFailure: true)
             let reason = client.lastFailure
             await client.shutdown(timeout: 0.5)
-            if connected { return DoctorCheck("MQTT broker", .pass, "connected to \(target)") }
-            return DoctorCheck("MQTT broker", .fail, reason.map { "no connection to \(target): \($0)" } ?? "no answer from \(target) within 5 s",
-                               fix: "check mqtt.host/port, the network, and (with TLS or a password) the broker's log for why it refused")
+            return connected ? nil : reason ?? "no answer within 5 s"
         } catch {
-            return DoctorCheck("MQTT broker", .fail, error.description)
+            return error.description
         }
     }
 

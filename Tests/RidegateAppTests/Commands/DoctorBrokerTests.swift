@@ -6,10 +6,14 @@ import Testing
 /// does not resolve (it used to wait out 5 s and say only that nothing connected).
 @Suite struct DoctorBrokerTests {
     func brokerLine(host: String, port: Int) async throws -> String {
+        try await brokerLine(mqtt: "host = \"\(host)\"\nport = \(port)")
+    }
+
+    func brokerLine(mqtt: String) async throws -> String {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rg-doctor-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let config = dir + "/ridegate.toml"
-        try "state_directory = \"\(dir)/state\"\n[mqtt]\nhost = \"\(host)\"\nport = \(port)\n[gps]\nenabled = false\n[heart_rate]\nenabled = false\n"
+        try "state_directory = \"\(dir)/state\"\n[mqtt]\n\(mqtt)\n[gps]\nenabled = false\n[heart_rate]\nenabled = false\n"
             .write(toFile: config, atomically: true, encoding: .utf8)
         let doctor = try ChildProcess(RidegateAppTestsPaths.executable, ["doctor", "--config", config], captureOutput: true)
         _ = await doctor.waitForExit(timeout: TestTime.seconds(30))
@@ -33,5 +37,14 @@ import Testing
         let good = try await MosquittoBroker.start()
         let connected = try await brokerLine(host: "127.0.0.1", port: good.port)
         #expect(connected.contains("connected to 127.0.0.1:\(good.port)"), "\(connected)")
+    }
+
+    @Test("mqtt.hosts: each broker checked; one down of two is a warning naming it, with the one that works")
+    func eachOfTheHosts() async throws {
+        let good = try await MosquittoBroker.start()
+        let dead = try FreePort.loopback()
+        let line = try await brokerLine(mqtt: "hosts = [\"127.0.0.1:\(dead)\", \"127.0.0.1:\(good.port)\"]")
+        #expect(line.contains("connected to 127.0.0.1:\(good.port)") && line.contains("no connection to 127.0.0.1:\(dead): connection refused"), "\(line)")
+        #expect(line.hasPrefix("warn "), "\(line)")
     }
 }
