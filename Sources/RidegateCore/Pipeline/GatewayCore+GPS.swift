@@ -13,8 +13,7 @@ extension GatewayCore {
             }
             if time.isTrusted, recorder.hasHeldPoints {
                 let reference = time
-                let first = epochs.first.flatMap { epoch in epoch.fix.time.map { (epoch.received.monotonicSeconds, $0) } }
-                effects += recorder.release(firstFix: first) { reference.utc(for: $0) }.map { .record($0) }
+                effects += recorder.release(before: epochs.first?.fix.time) { reference.utc(for: $0) }.map { .record($0) }
             }
             for epoch in epochs { effects += timedFix(epoch.fix, at: epoch.received) }
             return effects

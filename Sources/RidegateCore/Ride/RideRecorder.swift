@@ -72,19 +72,17 @@ public struct RideRecorder: Sendable {
 
     public var hasHeldPoints: Bool { !held.isEmpty }
 
-    /// The held-back points, dated now that the clock can be (`date`: a receive time's UTC). Those received from
-    /// the first fix on (`firstFix`: its receive time and GPS time), or dated from its time on, are dropped: the
-    /// fixes the clock was established by cover that time. (Fixes read late, in a burst, date the points before
-    /// them later than they were: such a point would come after the ride's first fix and split the ride.)
-    public mutating func release(firstFix: (received: Double, time: Timestamp)? = nil,
-                                 dating date: (ReceiveTime) -> Timestamp) -> [RideLogEntry] {
+    /// The held-back points, dated now that the clock can be (`date`: a receive time's UTC). Those dated at or after
+    /// `firstFix` (the GPS time of the first fix the clock was established by) are dropped: the fixes cover that
+    /// time. (Fixes read late, in a burst, date the points before them later than they came: such a point would
+    /// come after the ride's first fix and split the ride.)
+    public mutating func release(before firstFix: Timestamp? = nil, dating date: (ReceiveTime) -> Timestamp) -> [RideLogEntry] {
         defer { held.removeAll() }
         var last: Timestamp?
         return held.compactMap { entry in
-            if let firstFix, entry.received.monotonicSeconds >= firstFix.received { return nil }
             var point = entry.point
             point.time = date(entry.received)
-            if let firstFix, point.time >= firstFix.time { return nil }
+            if let firstFix, point.time >= firstFix { return nil }
             guard last.map({ point.time.secondsSince1970.rounded(.down) > $0.secondsSince1970.rounded(.down) }) ?? true else { return nil }
             last = point.time
             return .point(point)
