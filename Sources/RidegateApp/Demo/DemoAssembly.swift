@@ -8,9 +8,9 @@ extension GatewayAssembly {
     /// sending what it recorded, as far as it recorded them).
     public static func demo(config: GatewayConfig, options: DemoOptions, version: String, logger: Logger) throws(SetupError) -> Gateway {
         let demoLogger = logger.labeled("demo")
-        // A recording's second 0, for its receiver and its sensors alike: a second from now, once the links are up.
-        let origin = SystemClock.monotonicSeconds() + 1
-        let ride = try demoRide(options, origin: origin, logger: demoLogger)
+        // A recording's second 0, for its receiver and its sensors alike: once the sensors' links are up.
+        let start = RideStart(logger: demoLogger)
+        let ride = try demoRide(options, start: start, logger: demoLogger)
         let pty: PseudoTerminal
         do {
             pty = try PseudoTerminal()
@@ -30,7 +30,7 @@ extension GatewayAssembly {
             sources.append(GPSSource(devicePath: pty.devicePath, baud: .fixed(9600), clock: clock, logger: logger.labeled("gps"),
                                      stopWhenDeviceCloses: true, rolloverFloor: nil))
         }
-        sources += simulatedSensors(ride, options: options, origin: origin, clock: clock, logger: logger)
+        sources += simulatedSensors(ride, options: options, start: start, clock: clock, logger: logger)
         var config = config
         if config.led.mode == .off { config.led.mode = .console }
         // The demo rides its simulated GPS (unless its recording had none, as on an indoor trainer) and strap,
@@ -59,12 +59,13 @@ extension GatewayAssembly {
 
     /// The simulated sensors that ride along: a strap, a power meter and a speed/cadence sensor, as far as the
     /// ride has them, each on a socketpair of its own and following the ride's profile.
-    static func simulatedSensors(_ ride: DemoRide, options: DemoOptions, origin: Double, clock: SystemClock, logger: Logger) -> [any EventSource] {
+    static func simulatedSensors(_ ride: DemoRide, options: DemoOptions, start: RideStart, clock: SystemClock, logger: Logger) -> [any EventSource] {
         let profile = ride.profile
         var sensors: [any EventSource] = []
         func sensor<S: SimulatedSignal>(_ name: String, _ ref: SensorRef, _ behaviour: SimulatedSensorPeripheral.Behaviour, _ signal: S) {
+            if ride.recorded { start.expect(ref.id) }
             sensors.append(SimulatedSensor(name: name, sensor: ref, behaviour: behaviour, profile: profile, speed: options.speed,
-                                           origin: ride.recorded ? origin : nil, clock: clock,
+                                           start: ride.recorded ? start : nil, clock: clock,
                                            logger: logger.labeled(ref.kind == .heartRate ? "strap" : "sensor"), signal: signal))
         }
         if ride.strap {
@@ -97,7 +98,7 @@ extension GatewayAssembly {
         var play: @Sendable (PseudoTerminal) async -> Void
     }
 
-    static func demoRide(_ options: DemoOptions, origin: Double, logger: Logger) throws(SetupError) -> DemoRide {
+    static func demoRide(_ options: DemoOptions, start: RideStart, logger: Logger) throws(SetupError) -> DemoRide {
         if RecordedRide.isFIT(options.ridePath) {
             let recorded: RecordedRide
             do {
@@ -105,7 +106,7 @@ extension GatewayAssembly {
             } catch {
                 throw SetupError(description: error.description)
             }
-            let replayer = RecordedRideReplayer(ride: recorded, speed: options.speed, startAt: options.startAt, origin: origin, logger: logger)
+            let replayer = RecordedRideReplayer(ride: recorded, speed: options.speed, startAt: options.startAt, start: start, logger: logger)
             return DemoRide(profile: recorded.profile, strap: recorded.hasHeartRate, powerMeter: recorded.hasPower,
                             speedSensor: recorded.hasSpeedSensor, positions: recorded.hasPositions, thresholdPower: recorded.thresholdPower, recordedStart: recorded.start,
                             play: { await replayer.play(into: $0) })

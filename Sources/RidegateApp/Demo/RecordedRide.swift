@@ -80,14 +80,14 @@ struct RecordedRideReplayer: Sendable {
     let ride: RecordedRide
     let speed: Double
     let startAt: Timestamp?
-    /// When the ride's second 0 is (monotonic seconds), shared with the simulated sensors.
-    let origin: Double
+    /// When the ride's second 0 is, shared with the simulated sensors.
+    let start: RideStart
     let logger: Logger
 
     func play(into pty: PseudoTerminal) async {
         guard NMEAReplayer.prepare(pty, logger: logger) else { return }
         let dated = startAt ?? ride.start
-        let started = origin
+        let started = await start.origin()
         // A receiver searches before its first fix: two epochs without one, from which the reader learns how the
         // receiver's cycle ends, so the ride's first fix is not held up until the second record (seconds later).
         let searching = (NMEASentenceWriter.searching(time: dated + -2) + NMEASentenceWriter.searching(time: dated + -1)).joined(separator: "\r\n") + "\r\n"

@@ -10,8 +10,8 @@ struct SimulatedSensor<Signal: SimulatedSignal>: EventSource {
     let behaviour: SimulatedSensorPeripheral.Behaviour
     let profile: RideProfile
     let speed: Double
-    /// When the ride's second 0 is (monotonic seconds), shared with the replayed receiver; nil: when the link is up.
-    var origin: Double?
+    /// When a recording's second 0 is, shared with the replayed receiver; nil: when the link is up.
+    var start: RideStart?
     let clock: SystemClock
     let logger: Logger
     var signal: Signal
@@ -27,11 +27,14 @@ struct SimulatedSensor<Signal: SimulatedSignal>: EventSource {
         }
         let peripheral = SimulatedSensorPeripheral(descriptor: link.peripheral, behaviour: behaviour)
         let connection = SensorConnection(sensor: sensor, bearer: link.client, clock: clock, logger: logger)
-        let sensor = sensor, clock = clock, logger = logger
+        let sensor = sensor, clock = clock, logger = logger, start = start
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await peripheral.run() }
             group.addTask {
-                let reason = await connection.run(emit: emit)
+                let reason = await connection.run { event in
+                    if case .sensorState(let sensor, .connected, _, _) = event { start?.connected(sensor.id) }
+                    emit(event)
+                }
                 guard !Task.isCancelled else { return } // shutting down, not lost
                 logger.info("sensor link ended", [("sensor.id", sensor.id), ("reason", reason.description)])
                 emit(.sensorState(sensor, .lost, at: clock.now()))
@@ -47,7 +50,7 @@ struct SimulatedSensor<Signal: SimulatedSignal>: EventSource {
         var signal = signal
         var offset = 0.0
         let interval = 1.0
-        let started = origin ?? SystemClock.monotonicSeconds()
+        let started = await start?.origin() ?? SystemClock.monotonicSeconds()
         await EventLoop.sleep(seconds: max(0, started - SystemClock.monotonicSeconds()))
         while !Task.isCancelled, offset <= profile.duration {
             let sample = profile.sample(at: offset)

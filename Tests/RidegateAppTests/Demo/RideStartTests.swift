@@ -1,0 +1,77 @@
+@testable import RidegateApp
+import RidegateCore
+import RidegateLinux
+import RidegateTestSupport
+import Testing
+
+/// A recorded ride's second 0: its receiver and its sensors start together once every sensor is connected, so a
+/// machine slow to bring the links up does not cut the ride's first seconds from the sensors' readings.
+struct RideStartTests {
+    @Test("The ride waits for its last sensor, and every waiter gets the same second 0")
+    func waitsForEverySensor() async {
+        let log = CapturingLogHandler()
+        let start = RideStart(patience: 60, logger: log.logger())
+        start.expect("strap")
+        start.expect("power")
+        let returned = Locked<Double?>(nil)
+        let receiver = Task {
+            let origin = await start.origin()
+            returned.withLock { $0 = origin }
+            return origin
+        }
+        start.connected("strap")
+        start.connected("strap") // a reconnect counts once
+        await EventLoop.sleep(seconds: 0.3)
+        #expect(returned.withLock { $0 } == nil, "the ride started with the power meter still connecting")
+        let lastConnected = SystemClock.monotonicSeconds()
+        start.connected("power")
+        let origin = await receiver.value
+        #expect(origin >= lastConnected)
+        #expect(await start.origin() == origin)
+        #expect(log.lines.isEmpty, "\(log.lines)")
+    }
+
+    @Test("A sensor that never connects holds the ride back no longer than the patience, and the log names it")
+    func givesUpOnAMissingSensor() async {
+        let log = CapturingLogHandler()
+        let start = RideStart(patience: 0.2, logger: log.logger())
+        start.expect("strap")
+        start.expect("power")
+        start.connected("strap")
+        let origin = await start.origin()
+        #expect(origin <= SystemClock.monotonicSeconds())
+        #expect(log.lines.contains { $0.contains("without every sensor") && $0.contains("power") && !$0.contains("strap") }, "\(log.lines)")
+    }
+
+    @Test("A recording's receiver sends nothing until its sensors are connected", .referenceCorpus)
+    func receiverWaitsForTheSensors() async throws {
+        let log = CapturingLogHandler()
+        let start = RideStart(patience: 60, logger: log.logger())
+        start.expect("power")
+        let replayer = RecordedRideReplayer(ride: try RecordedRide(path: Fixtures.path("rides/garmin-edge-820-bike.fit")), speed: 20, startAt: nil,
+                                            start: start, logger: log.logger())
+        let pty = try PseudoTerminal()
+        let events = EventLog([])
+        let receiver = GPSSource(devicePath: pty.devicePath, baud: .fixed(9600), clock: SystemClock(), logger: log.logger(), stopWhenDeviceCloses: true)
+        let reading = Task { await receiver.run(emit: events.append) }
+        let playing = Task { await replayer.play(into: pty) }
+        await EventLoop.sleep(seconds: 0.5)
+        #expect(events.current.fixes.isEmpty, "the receiver sent fixes with the power meter still connecting")
+        start.connected("power")
+        #expect(await events.wait(timeout: 10) { !$0.fixes.isEmpty }.fixes.count >= 1)
+        playing.cancel()
+        await playing.value
+        pty.close()
+        await reading.value
+    }
+
+    @Test("A ride without sensors starts at once")
+    func noSensors() async {
+        let log = CapturingLogHandler()
+        let start = RideStart(patience: 60, logger: log.logger())
+        let before = SystemClock.monotonicSeconds()
+        let origin = await start.origin()
+        #expect(origin >= before && origin <= before + 1)
+        #expect(log.lines.isEmpty)
+    }
+}
