@@ -76,7 +76,7 @@ let package = Package(
             path: "Fuzz/Targets"),
         .executableTarget(
             name: "ridegate-fuzz",
-            dependencies: ["RidegateFuzzTargets", "RidegateApp"],
+            dependencies: ["RidegateFuzzTargets", "RidegateApp", "RidegateCore"],
             path: "Fuzz/Runner"),
 
         // The ride log's disk cost and the exporters' speed, for scripts/bench.

@@ -1,5 +1,6 @@
 import Glibc
 import RidegateApp
+import RidegateCore
 import RidegateFuzzTargets
 
 func standardError(_ line: String) {
@@ -56,8 +57,8 @@ enum FuzzReplay {
         }
         if arguments.first == "--att-client-seed", arguments.count == 2 {
             // One recorded session per service mix: `ridegate-fuzz --att-client-seed FILE` writes them all.
-            for (suffix, services) in [("strap", [SimulatedSensorPeripheral.Service.heartRate]), ("power", [.cyclingPower]),
-                                       ("csc", [.cyclingSpeedCadence]), ("power_csc", [.cyclingPower, .cyclingSpeedCadence])] {
+            for (suffix, services) in [("strap", [SensorProfile.heartRate]), ("power", [.power]),
+                                       ("csc", [.speedCadence]), ("power_csc", [.power, .speedCadence])] {
                 let script = FuzzSeeds.attClientScript(services: services)
                 guard let file = fopen(arguments[1] + "-" + suffix, "wb") else { exit(73) }
                 _ = script.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }

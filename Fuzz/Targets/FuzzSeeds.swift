@@ -10,7 +10,7 @@ public enum FuzzSeeds {
     /// The answers a simulated sensor (these services) gives the real sensor session, recorded between them
     /// as an `att_client` script (`[length][PDU]` per answer), followed by one notification of each
     /// measurement: the fuzzer starts from a whole, valid session and mutates it.
-    public static func attClientScript(services: [SimulatedSensorPeripheral.Service]) -> [UInt8] {
+    public static func attClientScript(services: [SensorProfile]) -> [UInt8] {
         var clientSide: [Int32] = [-1, -1]
         var peripheralSide: [Int32] = [-1, -1]
         let type = Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue)

@@ -55,7 +55,7 @@ import Testing
     @Test("A recorded power-meter session replays through the fuzzed-peer target; cut short, it still ends")
     func attClientScript() async {
         let recorded = Observed<[UInt8]>([])
-        await offPool { recorded.update { $0 = FuzzSeeds.attClientScript(services: [.cyclingPower, .cyclingSpeedCadence]) } }
+        await offPool { recorded.update { $0 = FuzzSeeds.attClientScript(services: [.power, .speedCadence]) } }
         let script = recorded.current
         #expect(script.count > 100, "the recording is a whole session: \(script.count) bytes")
         await offPool {

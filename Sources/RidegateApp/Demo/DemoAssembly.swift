@@ -66,19 +66,19 @@ extension GatewayAssembly {
             if ride.recorded { start.expect(ref.id) }
             sensors.append(SimulatedSensor(name: name, sensor: ref, behaviour: behaviour, profile: profile, speed: options.speed,
                                            start: ride.recorded ? start : nil, clock: clock,
-                                           logger: logger.labeled(ref.kind == .heartRate ? "strap" : "sensor"), signal: signal))
+                                           logger: logger.labeled(ref.kind.topicFamily), signal: signal))
         }
         if ride.strap {
             sensor("strap", .strap("demo-strap"), .init(name: "Demo strap", services: [.heartRate], manufacturer: "ridegate", model: "simulated strap",
                                                       serialNumber: "DEMO-STRAP-1"), HeartRateSignal())
         }
         if ride.powerMeter {
-            sensor("power", SensorRef(kind: .power, id: "demo-power"), .init(name: "Demo power meter", services: [.cyclingPower], manufacturer: "ridegate",
+            sensor("power", SensorRef(kind: .power, id: "demo-power"), .init(name: "Demo power meter", services: [.power], manufacturer: "ridegate",
                                                                              model: "simulated power meter", serialNumber: "1001"),
                    PowerSignal(sendsWheel: !ride.recorded))
         }
         if ride.speedSensor {
-            sensor("speed", SensorRef(kind: .speedCadence, id: "demo-speed"), .init(name: "Demo speed sensor", services: [.cyclingSpeedCadence],
+            sensor("speed", SensorRef(kind: .speedCadence, id: "demo-speed"), .init(name: "Demo speed sensor", services: [.speedCadence],
                                                                                     manufacturer: "ridegate", model: "simulated speed sensor",
                                                                                     serialNumber: "1002"), SpeedCadenceSignal())
         }

@@ -6,8 +6,6 @@ import RidegateLinux
 /// Cadence (0x2A5B notify), Cycling Power (0x2A63 notify), any mix on one device — and Battery (level, read and
 /// notify). The demo's sensors and the ATT client tests talk to it, so they exercise the real client.
 public final class SimulatedSensorPeripheral: Sendable {
-    public enum Service: Sendable, Equatable { case heartRate, cyclingSpeedCadence, cyclingPower }
-
     public struct Behaviour: Sendable {
         /// Answer the CCCD write with "insufficient authentication", like a strap that wants pairing.
         public var requirePairing = false
@@ -15,14 +13,14 @@ public final class SimulatedSensorPeripheral: Sendable {
         public var silent = false
         public var name = "HR-Strap"
         public var batteryPercent: UInt8 = 87
-        public var services: [Service] = [.heartRate]
+        public var services: [SensorProfile] = [.heartRate]
         /// Device Information (0x180A), when given.
         public var manufacturer: String?
         public var model: String?
         public var serialNumber: String?
 
         public init(requirePairing: Bool = false, silent: Bool = false, name: String = "HR-Strap", batteryPercent: UInt8 = 87,
-                    services: [Service] = [.heartRate], manufacturer: String? = nil, model: String? = nil, serialNumber: String? = nil) {
+                    services: [SensorProfile] = [.heartRate], manufacturer: String? = nil, model: String? = nil, serialNumber: String? = nil) {
             self.serialNumber = serialNumber
             self.requirePairing = requirePairing
             self.silent = silent
@@ -72,23 +70,12 @@ public final class SimulatedSensorPeripheral: Sendable {
         }
         _ = add(.primaryService, BluetoothUUID.genericAccess.bytes)
         characteristic(.deviceName, properties: 0x02, value: Array(behaviour.name.utf8))
-        for service in behaviour.services {
-            switch service {
-            case .heartRate:
-                _ = add(.primaryService, BluetoothUUID.heartRateService.bytes)
-                characteristic(.heartRateMeasurement, properties: 0x10, value: [])
-                characteristic(.bodySensorLocation, properties: 0x02, value: [1]) // chest
-            case .cyclingSpeedCadence:
-                _ = add(.primaryService, BluetoothUUID.cyclingSpeedCadenceService.bytes)
-                characteristic(.cscMeasurement, properties: 0x10, value: [])
-                characteristic(.cscFeature, properties: 0x02, value: [0x03, 0x00]) // wheel and crank data
-                characteristic(.sensorLocation, properties: 0x02, value: [6])      // right crank
-            case .cyclingPower:
-                _ = add(.primaryService, BluetoothUUID.cyclingPowerService.bytes)
-                characteristic(.cyclingPowerMeasurement, properties: 0x10, value: [])
-                characteristic(.cyclingPowerFeature, properties: 0x02, value: [0x0C, 0x00, 0x00, 0x00]) // wheel and crank data
-                characteristic(.sensorLocation, properties: 0x02, value: [5])                         // left crank
-            }
+        // Each kind's service as its profile says: the measurement (notify), then what a sensor of the kind serves
+        // beside it (feature, location).
+        for kind in behaviour.services {
+            _ = add(.primaryService, kind.service.bytes)
+            characteristic(kind.measurement, properties: 0x10, value: [])
+            for extra in kind.simulatedCharacteristics { characteristic(extra.uuid, properties: 0x02, value: extra.value) }
         }
         if behaviour.manufacturer != nil || behaviour.model != nil {
             _ = add(.primaryService, BluetoothUUID.deviceInformationService.bytes)

@@ -89,16 +89,10 @@ public struct Doctor: Sendable {
         return PiSerialConfiguration.check(model: model, configTxt: configTxt, cmdlineTxt: cmdline, gpsDevice: config.gps.device)
     }
 
-    static func checkName(_ kind: SensorKind) -> String {
-        switch kind {
-        case .heartRate: "heart-rate straps"
-        case .power: "power meters"
-        case .speedCadence: "speed/cadence sensors"
-        }
-    }
+    static func checkName(_ kind: SensorProfile) -> String { kind.plural }
 
     func bluetooth(_ config: GatewayConfig) async -> [DoctorCheck] {
-        let kinds = SensorKind.allCases.filter { kind in config.bluetoothSensors.contains { $0.kind == kind } }
+        let kinds = SensorProfile.builtIn.filter { kind in config.bluetoothSensors.contains { $0.kind == kind } }
         guard !kinds.isEmpty else { return [DoctorCheck("Bluetooth", .skip, "no BLE sensor configured (heart_rate.enabled = false, no [[sensor]])")] }
         var checks: [DoctorCheck] = []
         let capabilities = Capabilities.effective()
@@ -115,7 +109,7 @@ public struct Doctor: Sendable {
         do {
             let scanner = AdvertisementScanner()
             // Distinct devices per kind (a device advertises many times a second).
-            let seen = Locked<[SensorKind: Set<[UInt8]>]>([:])
+            let seen = Locked<[SensorProfile: Set<[UInt8]>]>([:])
             // Four seconds of advertisements; a scanner error ends it sooner.
             let outcome: BluetoothError? = await withDeadline(seconds: 4) { () async -> BluetoothError? in
                 do throws(BluetoothError) {
@@ -132,11 +126,7 @@ public struct Doctor: Sendable {
             checks.append(DoctorCheck("Bluetooth adapter", .pass, "powered; scanning works"))
             for kind in kinds {
                 let count = heard[kind]?.count ?? 0
-                let wake = switch kind {
-                case .heartRate: "wear the strap (or wet its electrodes) to wake it"
-                case .power: "turn the cranks a few times to wake the power meter"
-                case .speedCadence: "spin the wheel or the cranks to wake the sensor"
-                }
+                let wake = kind.wakeHint
                 checks.append(DoctorCheck(Self.checkName(kind), count > 0 ? .pass : .warn,
                                           count > 0 ? "\(count) advertising nearby" : "none heard in 4 s",
                                           fix: count > 0 ? nil : "\(wake); `ridegate scan` lists what is heard"))

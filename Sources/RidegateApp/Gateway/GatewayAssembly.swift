@@ -45,7 +45,7 @@ public enum GatewayAssembly {
         for sensor in config.bluetoothSensors {
             sources.append(BluetoothSensorSource(
                 kind: sensor.kind, selector: SensorSelector(configured: sensor.select), wheelMillimetres: sensor.wheelMillimetres,
-                link: link, claims: claims, clock: clock, logger: logger.labeled(sensor.kind == .heartRate ? "strap" : "sensor"),
+                link: link, claims: claims, clock: clock, logger: logger.labeled(sensor.kind.topicFamily),
                 memory: SensorMemory(directory: config.stateDirectory, kind: sensor.kind)))
         }
         let store = StateStoreSink(directory: config.stateDirectory, logger: logger.labeled("state"))

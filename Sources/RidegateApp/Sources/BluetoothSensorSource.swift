@@ -8,7 +8,7 @@ import RidegateLinux
 /// within seconds. A device another source holds (`claims`) is passed over.
 public struct BluetoothSensorSource: EventSource {
     public let name: String
-    public let kind: SensorKind
+    public let kind: SensorProfile
     public let selector: SensorSelector
     public let wheelMillimetres: Double
     public let link: any SensorLink
@@ -39,7 +39,7 @@ public struct BluetoothSensorSource: EventSource {
         }
     }
 
-    public init(kind: SensorKind = .heartRate, selector: SensorSelector, wheelMillimetres: Double = SensorRef.defaultWheelMillimetres,
+    public init(kind: SensorProfile = .heartRate, selector: SensorSelector, wheelMillimetres: Double = SensorRef.defaultWheelMillimetres,
                 link: any SensorLink, claims: SensorClaims = SensorClaims(), clock: SystemClock, logger: Logger,
                 memory: SensorMemory? = nil, transactionTimeout: Double = 30, retry: Retry = .standard) {
         self.name = kind == .heartRate ? "strap" : kind.rawValue
@@ -119,12 +119,8 @@ public struct BluetoothSensorSource: EventSource {
 public struct SensorMemory: Sendable {
     public let file: String
 
-    public init(directory: String, kind: SensorKind = .heartRate) {
-        switch kind {
-        case .heartRate: file = directory + "/strap"
-        case .power: file = directory + "/power_meter"
-        case .speedCadence: file = directory + "/speed_sensor"
-        }
+    public init(directory: String, kind: SensorProfile = .heartRate) {
+        file = directory + "/" + kind.memoryFile
     }
 
     public func recall() -> BluetoothAddress? {

@@ -9,15 +9,15 @@ import RidegateLinux
 public final class SensorClaims: Sendable {
     private let held = Locked<Set<[UInt8]>>([])
     /// The kinds some source looks for.
-    public let configuredKinds: Set<SensorKind>
+    public let configuredKinds: Set<SensorProfile>
 
-    public init(configuredKinds: Set<SensorKind> = Set(SensorKind.allCases)) {
+    public init(configuredKinds: Set<SensorProfile> = Set(SensorProfile.builtIn)) {
         self.configuredKinds = configuredKinds
     }
 
     /// Whether a device found by `auto` or a name pattern is for a source of another kind: it advertises a
     /// configured kind that comes first (power, then speed/cadence, then heart rate).
-    public func belongsElsewhere(_ advertising: AdvertisingData, searchedAs kind: SensorKind) -> Bool {
+    public func belongsElsewhere(_ advertising: AdvertisingData, searchedAs kind: SensorProfile) -> Bool {
         advertising.sensorKinds.contains { $0 != kind && configuredKinds.contains($0) && $0.precedence < kind.precedence }
     }
 

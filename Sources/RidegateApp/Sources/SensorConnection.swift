@@ -46,11 +46,7 @@ public struct SensorConnection: Sendable {
 
     /// The measurements a sensor may carry, each in its service: one connection serves them all (a power
     /// meter that also exposes CSC, a strap that is also a footpod).
-    static let measurements: [(service: BluetoothUUID, characteristic: BluetoothUUID, name: String)] = [
-        (.heartRateService, .heartRateMeasurement, "Heart Rate Measurement (0x2A37)"),
-        (.cyclingSpeedCadenceService, .cscMeasurement, "CSC Measurement (0x2A5B)"),
-        (.cyclingPowerService, .cyclingPowerMeasurement, "Cycling Power Measurement (0x2A63)"),
-    ]
+    var measurements: [SensorProfile] { SensorProfile.builtIn + (SensorProfile.builtIn.contains(sensor.kind) ? [] : [sensor.kind]) }
 
     private func session(_ client: ATTClient, emit: @escaping @Sendable (SourceEvent) -> Void) async throws(ATTClientError) {
         let mtu = try await client.exchangeMTU()
@@ -68,7 +64,7 @@ public struct SensorConnection: Sendable {
     /// The measurements subscribed to (value handle → characteristic), every characteristic of their services,
     /// and those of the configured kind's service (where its sensor location is).
     private struct Subscription {
-        var handles: [UInt16: BluetoothUUID] = [:]
+        var handles: [UInt16: SensorProfile] = [:]
         var characteristics: [GATTCharacteristic] = []
         var ofKind: [GATTCharacteristic] = []
     }
@@ -76,7 +72,8 @@ public struct SensorConnection: Sendable {
     /// Subscribes to every measurement the device has, of the kinds ridegate reads.
     private func subscribe(_ client: ATTClient, services: [GATTService]) async throws(ATTClientError) -> Subscription {
         var subscription = Subscription()
-        for (serviceUUID, characteristicUUID, name) in Self.measurements {
+        for kind in measurements {
+            let serviceUUID = kind.service, characteristicUUID = kind.measurement, name = kind.measurementName
             guard let service = services.first(where: { $0.uuid == serviceUUID }) else { continue }
             let found = try await client.discoverCharacteristics(of: service)
             subscription.characteristics += found
@@ -89,10 +86,11 @@ public struct SensorConnection: Sendable {
             }
             // Notifications (0x0001), or indications (0x0002) from a sensor that only indicates.
             try await client.write(cccd.handle, measurement.canNotify ? [0x01, 0x00] : [0x02, 0x00])
-            subscription.handles[measurement.valueHandle] = characteristicUUID
+            subscription.handles[measurement.valueHandle] = kind
         }
         guard !subscription.handles.isEmpty else {
-            throw .malformed("the device has no Heart Rate (0x180D), Cycling Speed and Cadence (0x1816) or Cycling Power (0x1818) service")
+            throw .malformed("the device has none of the services ridegate reads: "
+                             + measurements.map { "\($0.measures) (\($0.service.description))" }.joined(separator: ", "))
         }
         return subscription
     }
@@ -102,7 +100,7 @@ public struct SensorConnection: Sendable {
     private func readDetails(_ client: ATTClient, services: [GATTService], subscription: Subscription) async -> SensorDetails {
         var details = SensorDetails()
         let characteristics = subscription.characteristics
-        details.measures = await measures(client, characteristics: characteristics, subscribed: Set(subscription.handles.values))
+        details.measures = await measures(client, characteristics: characteristics, subscribed: Set(subscription.handles.values.map(\.measurement)))
         if let gap = services.first(where: { $0.uuid == .genericAccess }),
            let name = try? await client.discoverCharacteristics(of: gap).first(where: { $0.uuid == .deviceName }) {
             details.name = (try? await client.read(name.valueHandle)).map { String(decoding: $0, as: UTF8.self) }
@@ -137,7 +135,7 @@ public struct SensorConnection: Sendable {
 
     /// Every notification as an event until the link ends: measurements decoded (what cannot be is said,
     /// counted, at most once a minute: a strap with a firmware bug sends one every beat), battery levels as details.
-    private func forward(_ notifications: HandoffStream<ATTClient.Notification>, measurements: [UInt16: BluetoothUUID], batteryHandle: UInt16?,
+    private func forward(_ notifications: HandoffStream<ATTClient.Notification>, measurements: [UInt16: SensorProfile], batteryHandle: UInt16?,
                          details: SensorDetails, emit: @Sendable (SourceEvent) -> Void) async {
         var details = details
         var malformed = RepeatedProblem(interval: 60)
@@ -145,7 +143,7 @@ public struct SensorConnection: Sendable {
         // The notifications end without an error when the link ends: why it ended is `run()`'s to say.
         while let notification = try? await iterator.next() {
             if let kind = measurements[notification.handle] {
-                let event = SensorNotification.event(sensor: sensor, kind: kind, value: notification.value, at: clock.now())
+                let event = kind.decode(sensor, notification.value, clock.now())
                 if let problem = Self.undecodable(event), let count = malformed.occurred(at: event.receiveTime.monotonicSeconds) {
                     logger.warning("a measurement the sensor sent could not be decoded; it is skipped", [
                         ("sensor", sensor.id), ("error", problem), ("bytes", notification.value.hexString),
@@ -165,6 +163,7 @@ public struct SensorConnection: Sendable {
         switch event {
         case .heartRateUndecodable(_, let error, _): "\(error)"
         case .cyclingUndecodable(_, let error, _): "\(error)"
+        case .sensorUndecodable(_, let error, _): error
         default: nil
         }
     }

@@ -25,7 +25,7 @@ public enum SensorSelector: Sendable, Equatable, CustomStringConvertible {
 
     /// Whether an advertisement is this sensor. An address match needs no service UUID (some sensors put
     /// it only in the scan response); names and `auto` need the service of `kind`.
-    public func matches(address: BluetoothAddress, advertising: AdvertisingData, kind: SensorKind = .heartRate) -> Bool {
+    public func matches(address: BluetoothAddress, advertising: AdvertisingData, kind: SensorProfile = .heartRate) -> Bool {
         switch self {
         case .address(let wanted):
             return wanted.bytes == address.bytes

@@ -23,13 +23,13 @@ extension GatewayConfig {
 
     /// One `[[sensor]]`: a power meter, a speed/cadence sensor, or a strap, and how to pick it.
     public struct Sensor: Sendable, Equatable {
-        public var kind: SensorKind
+        public var kind: SensorProfile
         /// An address (`AA:BB:CC:DD:EE:FF`), a name pattern (`4iiii*`), or `auto`.
         public var select: String
         /// The wheel's circumference, for speed from wheel revolutions.
         public var wheelMillimetres: Double
 
-        public init(kind: SensorKind, select: String = "auto", wheelMillimetres: Double = SensorRef.defaultWheelMillimetres) {
+        public init(kind: SensorProfile, select: String = "auto", wheelMillimetres: Double = SensorRef.defaultWheelMillimetres) {
             self.kind = kind
             self.select = select
             self.wheelMillimetres = wheelMillimetres
@@ -94,8 +94,8 @@ extension GatewayConfig {
                 guard e.table["kind"] != nil else {
                     throw top.error("sensor", item, "sensor \(index + 1) has no kind; add kind = \"power\", \"speed_cadence\" or \"heart_rate\"")
                 }
-                let kindName = try e.choice("kind", default: "", allowed: SensorKind.allCases.map(\.rawValue))
-                var sensor = Sensor(kind: SensorKind(rawValue: kindName) ?? .power)
+                let kindName = try e.choice("kind", default: "", allowed: SensorProfile.builtIn.map(\.rawValue))
+                var sensor = Sensor(kind: SensorProfile.named(kindName) ?? .power)
                 sensor.select = try e.string("select", default: "auto")
                 if let problem = Self.selectorProblem(sensor.select) { throw e.error("select", e.table["select"], problem) }
                 if sensor.kind == .heartRate, let wheel = e.table["wheel_mm"] {

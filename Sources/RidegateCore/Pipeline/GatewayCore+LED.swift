@@ -12,14 +12,14 @@ extension GatewayCore {
 
     func currentLEDSignal() -> LEDSignal {
         if settings.ledZones == .power, let tracker = powerZone, let z = tracker.zone,
-           sensorStates.contains(where: { $0.key.kind == .power && $0.value == .connected }) || sensorStates.isEmpty {
+           sensorStates.contains(where: { $0.key.kind == SensorProfile.power && $0.value == .connected }) || sensorStates.isEmpty {
             return sunsetWarning ? .zoneAtDusk(z, of: tracker.zones.count) : .zone(z, of: tracker.zones.count)
         }
         guard settings.heartRateEnabled else {
             if sunsetWarning { return .sunsetSoon }
             return gpsState == .ok ? .off : .noGPSFix
         }
-        let straps = sensorStates.filter { $0.key.kind == .heartRate }
+        let straps = sensorStates.filter { $0.key.kind == SensorProfile.heartRate }
         let states = Set(straps.values)
         if states.contains(.connected) || (straps.isEmpty && zone.zone != nil) {
             if contact == .notDetected { return .noSensorContact }

@@ -53,6 +53,15 @@ extension GatewayCore {
         return effects + [.publish(Publication(topic: topic, payload: payload, sequence: seq))]
     }
 
+    /// A kind the core has no model of (a profile alone added it): its values published as they came.
+    mutating func sensorReading(_ sensor: SensorRef, _ values: [String: Double], at: ReceiveTime) -> [Effect] {
+        let ts = time.utc(for: at)
+        let topic = Topic.sensorReadings(sensor).name
+        let seq = nextSequence(topic)
+        let payload = Payloads.sensorReading(values, kind: sensor.kind, ts: ts, seq: seq, clockTrusted: time.isTrusted)
+        return [.publish(Publication(topic: topic, payload: payload, sequence: seq))]
+    }
+
     /// A sensor's name, battery and what it measures: its retained `info`, the ride log's device, and Home
     /// Assistant's entities for it (again when it turns out to measure more).
     mutating func sensorDetails(_ sensor: SensorRef, _ details: SensorDetails, at: ReceiveTime) -> [Effect] {

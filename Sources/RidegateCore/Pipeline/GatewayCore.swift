@@ -137,7 +137,9 @@ public struct GatewayCore: Sendable {
         switch event {
         case .heartRate(let strap, let measurement, let at):
             effects += heartRate(strap: strap, measurement, at: at)
-        case .heartRateUndecodable, .cyclingUndecodable:
+        case .sensorReading(let sensor, let values, let at):
+            effects += sensorReading(sensor, values, at: at)
+        case .heartRateUndecodable, .cyclingUndecodable, .sensorUndecodable:
             break // logged by the source; nothing trustworthy to publish
         case .cyclingPower(let sensor, let measurement, let at):
             effects += power(sensor, measurement, at: at)

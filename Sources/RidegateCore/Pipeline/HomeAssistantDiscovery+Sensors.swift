@@ -1,7 +1,11 @@
 /// The entities of one BLE sensor's device: its connection, what its features say it measures, its battery.
 extension HomeAssistantDiscovery {
     func sensorEntities(_ sensor: SensorRef, measures: Set<SensorMeasure>) -> [Entity] {
-        let readings = sensor.kind == .power ? "\(sensor.topic)/power" : "\(sensor.topic)/speed_cadence"
+        let readings = switch sensor.kind {
+        case .power: Topic.sensor(sensor, .power).name
+        case .speedCadence: Topic.sensor(sensor, .speedCadence).name
+        default: Topic.sensorReadings(sensor).name
+        }
         let state = Topic.sensor(sensor, .state).name
         let connected = sourceAvailability(topic: state, when: "value_json.state == 'connected'")
         let expiry = expiry(0)
@@ -43,7 +47,17 @@ extension HomeAssistantDiscovery {
             list.append(reading("wheel_speed", "Wheel speed", Self.kilometresPerHour("wheel_speed_mps"), unit: "km/h", deviceClass: "speed",
                                 precision: 1, enabled: !features.gps))
         }
-        list.append(Entity("sensor", "battery") { w in
+        // A kind added by its profile alone: a sensor for each reading the profile names.
+        for value in sensor.kind.readings {
+            let template = "{{ value_json.\(value.key) if value_json.\(value.key) is number else none }}"
+            list.append(reading(value.key, value.name, template, unit: value.unit, deviceClass: value.deviceClass, precision: value.precision))
+        }
+        list.append(battery(sensor, connected))
+        return list
+    }
+
+    private func battery(_ sensor: SensorRef, _ connected: String) -> Entity {
+        Entity("sensor", "battery") { w in
             w.add("name", "Battery")
             stateFields(&w, topic: Topic.sensor(sensor, .info).name, template: "{{ value_json.battery_pct }}")
             w.add("unit_of_measurement", "%")
@@ -51,7 +65,6 @@ extension HomeAssistantDiscovery {
             w.add("state_class", "measurement")
             w.add("entity_category", "diagnostic")
             availability(&w, connected)
-        })
-        return list
+        }
     }
 }

@@ -139,16 +139,12 @@ public struct HomeAssistantDiscovery: Sendable {
     }
 
     static func defaultName(_ sensor: SensorRef) -> String {
-        switch sensor.kind {
-        case .heartRate: "Heart-rate strap \(sensor.id)"
-        case .power: "Power meter \(sensor.id)"
-        case .speedCadence: "Speed/cadence sensor \(sensor.id)"
-        }
+        "\(sensor.kind.deviceName) \(sensor.id)"
     }
 
     /// `ridegate_<id>_strap_<address>` (as before) or `ridegate_<id>_sensor_<address>`.
     func sensorObjectPrefix(_ sensor: SensorRef) -> String {
-        "\(objectPrefix)_\(sensor.kind == .heartRate ? "strap" : "sensor")_\(sensor.id)"
+        "\(objectPrefix)_\(sensor.kind.topicFamily)_\(sensor.id)"
     }
 
     /// `<component>.<object id>` as Home Assistant writes entity ids: lower case, `[a-z0-9_]`, no `__`.

@@ -70,6 +70,16 @@ public enum Payloads {
         return json.finish()
     }
 
+    /// A kind the core has no model of: the values its profile names, in its order, as they came.
+    public static func sensorReading(_ values: [String: Double], kind: SensorProfile, ts: Timestamp, seq: Int, clockTrusted: Bool) -> String {
+        var json = JSONObjectWriter(capacity: 96 + 24 * kind.readings.count)
+        json.add("ts", ts.iso8601)
+        json.add("seq", seq)
+        for reading in kind.readings { json.add(reading.key, values[reading.key].flatMap { $0.isFinite ? $0 : nil }, decimals: reading.precision) }
+        json.add("clock_trusted", clockTrusted)
+        return json.finish()
+    }
+
     /// What a `ride` summary reports: the tracker's totals and the per-sensor totals beside them.
     public struct RideTotals: Sendable {
         public var ride: RideTracker.Summary

@@ -19,6 +19,10 @@ public enum SourceEvent: Sendable {
     /// A power meter's measurement (0x2A63).
     case cyclingPower(SensorRef, CyclingPowerMeasurement, at: ReceiveTime)
     case cyclingUndecodable(SensorRef, CyclingMeasurementError, at: ReceiveTime)
+    /// A measurement of a kind the core has no model of (`SensorProfile.readings`): its values by key.
+    case sensorReading(SensorRef, [String: Double], at: ReceiveTime)
+    /// Such a measurement that could not be decoded, and why.
+    case sensorUndecodable(SensorRef, String, at: ReceiveTime)
     /// A BLE sensor's link; `reason` says why it was lost (for the state topic and the logs).
     case sensorState(SensorRef, SensorState, reason: String? = nil, at: ReceiveTime)
     case sensorDetails(SensorRef, SensorDetails, at: ReceiveTime)
@@ -95,7 +99,7 @@ extension SourceEvent {
         case .heartRate(_, _, let at), .heartRateUndecodable(_, _, let at), .sensorState(_, _, _, let at),
              .sensorDetails(_, _, let at), .gpsFix(_, let at), .gpsState(_, let at), .lastKnownPosition(_, _, let at),
              .watchdogTick(let at), .cyclingSpeedCadence(_, _, let at), .cyclingPower(_, _, let at), .cyclingUndecodable(_, _, let at),
-             .lapButton(_, let at):
+             .lapButton(_, let at), .sensorReading(_, _, let at), .sensorUndecodable(_, _, let at):
             return at
         }
     }

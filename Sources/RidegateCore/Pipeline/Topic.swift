@@ -26,6 +26,9 @@ public struct Topic: Sendable, Hashable, CustomStringConvertible {
     /// A sensor's own topics: `strap/<id>/…` for straps, `sensor/<id>/…` for the rest.
     public static func sensor(_ sensor: SensorRef, _ leaf: SensorLeaf) -> Topic { Topic("\(sensor.topic)/\(leaf.rawValue)") }
 
+    /// The readings of a kind the core has no model of: `sensor/<id>/<kind>`.
+    public static func sensorReadings(_ sensor: SensorRef) -> Topic { Topic("\(sensor.topic)/\(sensor.kind.rawValue)") }
+
     public enum SensorLeaf: String, Sendable {
         case state, info, power
         case speedCadence = "speed_cadence"

@@ -3,7 +3,7 @@
 public struct RideDevice: Sendable, Equatable {
     /// The sensor's id in the gateway (its address, or the demo's name).
     public var sensorID: String
-    public var kind: SensorKind
+    public var kind: SensorProfile
     public var measures: Set<SensorMeasure>
     public var name: String?
     public var manufacturer: String?
@@ -11,7 +11,7 @@ public struct RideDevice: Sendable, Equatable {
     public var serialNumber: String?
     public var batteryPercent: Int?
 
-    public init(sensorID: String, kind: SensorKind, measures: Set<SensorMeasure> = [], name: String? = nil, manufacturer: String? = nil,
+    public init(sensorID: String, kind: SensorProfile, measures: Set<SensorMeasure> = [], name: String? = nil, manufacturer: String? = nil,
                 model: String? = nil, serialNumber: String? = nil, batteryPercent: Int? = nil) {
         self.sensorID = sensorID
         self.kind = kind
@@ -26,13 +26,9 @@ public struct RideDevice: Sendable, Equatable {
     /// The ANT+ device type FIT names the kind by: heart rate 120, bike power 11, speed and cadence 121, speed
     /// alone 123, cadence alone 122.
     public var antplusDeviceType: UInt8 {
-        switch kind {
-        case .heartRate: 120
-        case .power: 11
-        case .speedCadence:
-            measures.contains(.wheelSpeed) && !measures.contains(.cadence) ? 123
-                : measures.contains(.cadence) && !measures.contains(.wheelSpeed) ? 122 : 121
-        }
+        guard kind == .speedCadence else { return kind.antplusDeviceType }
+        return measures.contains(.wheelSpeed) && !measures.contains(.cadence) ? 123
+            : measures.contains(.cadence) && !measures.contains(.wheelSpeed) ? 122 : 121
     }
 
     /// The product's name: manufacturer and model where the sensor says them, else its advertised name.

@@ -69,7 +69,7 @@ extension SQLiteRideStore {
         var devices: [RideDevice] = []
         while try step(statement, "read the ride's sensors") {
             func optionalText(_ column: Int32) -> String? { sqlite3_column_type(statement, column) == SQLITE_NULL ? nil : text(statement, column) }
-            guard let kind = SensorKind(rawValue: text(statement, 1)) else { continue }
+            guard let kind = SensorProfile.named(text(statement, 1)) else { continue }
             devices.append(RideDevice(sensorID: text(statement, 0), kind: kind,
                                       measures: Set(text(statement, 2).split(separator: ",").compactMap { SensorMeasure(rawValue: String($0)) }),
                                       name: optionalText(3), manufacturer: optionalText(4), model: optionalText(5), serialNumber: optionalText(6),

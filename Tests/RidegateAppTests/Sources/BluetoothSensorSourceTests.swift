@@ -13,17 +13,11 @@ final class SimulatedSensorLink: SensorLink, @unchecked Sendable {
         var found: FoundSensor
         /// Flags, 16-bit service UUIDs and name, as a sensor advertises them.
         var advertising: AdvertisingData
-        var services: [SimulatedSensorPeripheral.Service]
+        var services: [SensorProfile]
 
-        init(_ address: String, name: String, services: [SimulatedSensorPeripheral.Service], rssi: Int = -60) {
+        init(_ address: String, name: String, services: [SensorProfile], rssi: Int = -60) {
             found = FoundSensor(address: BluetoothAddress(address, kind: .random)!, name: name, rssi: rssi)
-            let uuids: [UInt8] = services.flatMap { service -> [UInt8] in
-                switch service {
-                case .heartRate: [0x0D, 0x18]
-                case .cyclingSpeedCadence: [0x16, 0x18]
-                case .cyclingPower: [0x18, 0x18]
-                }
-            }
+            let uuids: [UInt8] = services.flatMap(\.service.bytes)
             advertising = AdvertisingData(parsing: [2, 0x01, 0x06, UInt8(uuids.count + 1), 0x03] + uuids + [UInt8(name.utf8.count + 1), 0x09] + Array(name.utf8))
             self.services = services
         }
@@ -157,7 +151,7 @@ final class SimulatedSensorLink: SensorLink, @unchecked Sendable {
     @Test("Two auto straps (a tandem) take two different straps; a power meter that also advertises CSC is one connection, the power meter's")
     func claimsShareDevicesOut() async throws {
         let second = SimulatedSensorLink.Device("E1:E2:E3:E4:E5:E6", name: "Strap 2", services: [.heartRate], rssi: -70)
-        let meter = SimulatedSensorLink.Device("D1:D2:D3:D4:D5:D6", name: "4iiii", services: [.cyclingPower, .cyclingSpeedCadence])
+        let meter = SimulatedSensorLink.Device("D1:D2:D3:D4:D5:D6", name: "4iiii", services: [.power, .speedCadence])
         let link = SimulatedSensorLink(devices: [.strap, second, meter])
         let claims = SensorClaims(configuredKinds: [.heartRate, .power, .speedCadence])
         let log = EventLog([])
@@ -188,7 +182,7 @@ final class SimulatedSensorLink: SensorLink, @unchecked Sendable {
     @Test("A named power meter: only a device advertising Cycling Power matches its pattern")
     func namePatternNeedsTheKindsService() {
         let strapNamedLikeAMeter = SimulatedSensorLink.Device("C1:C2:C3:C4:C5:C6", name: "4iiii strap", services: [.heartRate])
-        let meter = SimulatedSensorLink.Device("D1:D2:D3:D4:D5:D6", name: "4iiii Precision", services: [.cyclingPower])
+        let meter = SimulatedSensorLink.Device("D1:D2:D3:D4:D5:D6", name: "4iiii Precision", services: [.power])
         let selector = SensorSelector(configured: "4iiii*")
         #expect(!selector.matches(address: strapNamedLikeAMeter.found.address, advertising: strapNamedLikeAMeter.advertising, kind: .power))
         #expect(selector.matches(address: meter.found.address, advertising: meter.advertising, kind: .power))

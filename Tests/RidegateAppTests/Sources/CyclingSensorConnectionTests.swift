@@ -10,7 +10,7 @@ import Testing
 /// (one device, one connection, both measurements).
 @Suite struct CyclingSensorConnectionTests {
     /// Connects a session to a peripheral with these services; returns them and the event log.
-    func session(_ services: [SimulatedSensorPeripheral.Service], as kind: SensorKind = .power,
+    func session(_ services: [SensorProfile], as kind: SensorProfile = .power,
                  manufacturer: String? = nil, model: String? = nil) async throws
         -> (SimulatedSensorPeripheral, EventLog, Task<ATTClientError, Never>, Task<Void, Never>) {
         let link = try ATTBearer.pair(label: "cycling")
@@ -34,7 +34,7 @@ import Testing
 
     @Test("A speed and cadence sensor: subscribed to 0x2A5B, every value decoded, a malformed one reported")
     func speedCadenceSensor() async throws {
-        let (peripheral, log, running, serving) = try await session([.cyclingSpeedCadence], as: .speedCadence)
+        let (peripheral, log, running, serving) = try await session([.speedCadence], as: .speedCadence)
         #expect(peripheral.subscribed(.cscMeasurement) && !peripheral.subscribed(.heartRateMeasurement))
         let value = CyclingSpeedCadenceMeasurement(wheel: RevolutionData(revolutions: 3, eventTime: 1638, ticksPerSecond: 1024, counterBits: 32),
                                                    crank: RevolutionData(revolutions: 1, eventTime: 683, ticksPerSecond: 1024, counterBits: 16))
@@ -52,7 +52,7 @@ import Testing
 
     @Test("A power meter: subscribed to 0x2A63, power with crank data decoded")
     func powerMeter() async throws {
-        let (peripheral, log, running, serving) = try await session([.cyclingPower], manufacturer: "4iiii Innovations", model: "Precision 3")
+        let (peripheral, log, running, serving) = try await session([.power], manufacturer: "4iiii Innovations", model: "Precision 3")
         #expect(peripheral.subscribed(.cyclingPowerMeasurement))
         let details = log.current.compactMap { if case .sensorDetails(_, let d, _) = $0 { d } else { nil } }.first
         // Device Information read (the model's NUL padding trimmed), location and features from the power service.
@@ -69,7 +69,7 @@ import Testing
 
     @Test("A power meter that also exposes CSC: one connection, both measurements, each to its decoder")
     func combinedDevice() async throws {
-        let (peripheral, log, running, serving) = try await session([.cyclingPower, .cyclingSpeedCadence])
+        let (peripheral, log, running, serving) = try await session([.power, .speedCadence])
         #expect(peripheral.subscribed(.cyclingPowerMeasurement) && peripheral.subscribed(.cscMeasurement))
         peripheral.notify(.cyclingPowerMeasurement, CyclingPowerMeasurement(powerWatts: 180).encoded)
         peripheral.notify(.cscMeasurement, CyclingSpeedCadenceMeasurement(crank: RevolutionData(revolutions: 2, eventTime: 100, ticksPerSecond: 1024, counterBits: 16)).encoded)
@@ -88,7 +88,7 @@ import Testing
         let serving = Task { await peripheral.run() }
         let connection = SensorConnection(sensor: .strap("x"), bearer: link.client, clock: SystemClock(), logger: CapturingLogHandler().logger())
         let reason = await connection.run(emit: { _ in })
-        #expect(reason.description.contains("no Heart Rate (0x180D), Cycling Speed and Cadence (0x1816) or Cycling Power (0x1818) service"))
+        #expect(reason.description.contains("none of the services ridegate reads: heart rate (0x180D), speed/cadence (0x1816), power (0x1818)"))
         serving.cancel()
     }
 }

@@ -164,6 +164,6 @@ import Testing
         let strap = AdvertisingData(parsing: [0x03, 0x03, 0x0D, 0x18])
         #expect(strap.sensorKinds == [.heartRate] && strap.advertisesHeartRate)
         #expect(AdvertisingData(parsing: [0x03, 0x03, 0x0F, 0x18]).sensorKinds.isEmpty) // battery only: not a sensor
-        #expect(SensorKind.allCases.map(\.measures) == ["heart rate", "speed/cadence", "power"])
+        #expect(SensorProfile.builtIn.map(\.measures) == ["heart rate", "speed/cadence", "power"])
     }
 }
