@@ -174,11 +174,13 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         continuation?.resume()
     }
 
-    /// Sleeps on the current task's loop, or, off any loop (tests of a single part), on Swift's clock.
+    /// Sleeps on the current task's loop, or, off any loop (tests of a single part), on a loop of its own for the
+    /// sleep: one way to wait, an epoll timeout. With no loop to be had (out of threads or descriptors), a yield.
     public static func sleep(seconds: Double) async {
         if let loop = current { return await loop.sleep(seconds: seconds) }
-        guard seconds > 0 else { return await Task.yield() } // NaN too
-        try? await Task.sleep(nanoseconds: UInt64(min(seconds, 1e9) * 1e9))
+        guard seconds > 0, let own = try? EventLoop() else { return await Task.yield() } // NaN too
+        defer { own.stop() }
+        await own.sleep(seconds: seconds)
     }
 
     private static func due(after seconds: Double) -> UInt64 {
