@@ -140,6 +140,12 @@ public final class ChildProcess: @unchecked Sendable {
         await exit.wait(timeout: timeout) { $0 != nil }
     }
 
+    /// The same, blocking the calling thread (a helper already off the pool).
+    @discardableResult
+    public func waitForExitBlocking(timeout: TimeInterval) -> Int32? {
+        exit.waitBlocking(timeout: timeout) { $0 != nil }
+    }
+
     /// SIGTERM, then SIGKILL if it lingers; blocks until the child is gone (for restarting a broker on the
     /// same port). The reaper runs on its own thread, so this does not depend on the caller's executor.
     public func terminate() {
