@@ -5,23 +5,24 @@ import Testing
 /// `mqtt.hosts`: a cluster's brokers. The one in use goes away mid-ride; the gateway moves to the next, which
 /// gets every reading, those of the outage replayed from the spool.
 @Suite struct BrokerFailoverTests {
-    @Test("The broker in use stops mid-ride: the gateway moves to the next in mqtt.hosts; no seq missing across both; health names the broker")
-    func failover() async throws {
+    /// The demo riding at 10× with `mqtt.hosts` these loopback ports (fast reconnects), the first given as `--broker`.
+    static func demo(hosts ports: [Int], deviceID: String) throws -> ChildProcess {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rg-failover-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let hosts = ports.map { "\"127.0.0.1:\($0)\"" }.joined(separator: ", ")
+        try "[mqtt]\nhosts = [\(hosts)]\nreconnect_min_s = 1\nreconnect_max_s = 2\n".write(toFile: "\(dir)/ridegate.toml", atomically: true, encoding: .utf8)
+        return try ChildProcess(RidegateAppTestsPaths.executable,
+                                ["demo", "--config", "\(dir)/ridegate.toml", "--broker", "127.0.0.1:\(ports.first ?? 0)", "--speed", "10",
+                                 "--device-id", deviceID, "--keep-retained", "--state-directory", "\(dir)/state"], captureOutput: true)
+    }
+
+    @Test("The broker in use stops mid-ride: the gateway moves to the next in mqtt.hosts; no seq missing across both; health names the broker")
+    func failover() async throws {
         let first = try await MosquittoBroker.start()
         let second = try await MosquittoBroker.start()
         let onFirst = try MQTTSubscriber(port: first.port, topic: "ridegate/f/#")
         let onSecond = try MQTTSubscriber(port: second.port, topic: "ridegate/f/#")
-        try """
-            [mqtt]
-            hosts = ["127.0.0.1:\(first.port)", "127.0.0.1:\(second.port)"]
-            reconnect_min_s = 1
-            reconnect_max_s = 2
-            """.write(toFile: "\(dir)/ridegate.toml", atomically: true, encoding: .utf8)
-        let demo = try ChildProcess(RidegateAppTestsPaths.executable,
-                                    ["demo", "--config", "\(dir)/ridegate.toml", "--broker", "127.0.0.1:\(first.port)", "--speed", "10",
-                                     "--device-id", "f", "--keep-retained", "--state-directory", "\(dir)/state"], captureOutput: true)
+        let demo = try Self.demo(hosts: [first.port, second.port], deviceID: "f")
         let before = await onFirst.wait(timeout: TestTime.seconds(20)) { StoreAndForwardTests.seqs($0, "ridegate/f/gps").count >= 5 }
         try #require(StoreAndForwardTests.seqs(before, "ridegate/f/gps").count >= 5, "\(demo.lines.suffix(5))")
         first.stop()

@@ -11,18 +11,8 @@ import Testing
         let cluster = try await RabbitMQCluster.start()
         defer { cluster.stop() }
         let (first, second, third) = (cluster.nodes[0], cluster.nodes[1], cluster.nodes[2])
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rg-rabbit-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let subscriber = try MQTTSubscriber(port: third.mqttPort, topic: "ridegate/r/gps", extraArguments: ["-q", "1"])
-        try """
-            [mqtt]
-            hosts = ["127.0.0.1:\(first.mqttPort)", "127.0.0.1:\(second.mqttPort)", "127.0.0.1:\(third.mqttPort)"]
-            reconnect_min_s = 1
-            reconnect_max_s = 2
-            """.write(toFile: "\(dir)/ridegate.toml", atomically: true, encoding: .utf8)
-        let demo = try ChildProcess(RidegateAppTestsPaths.executable,
-                                    ["demo", "--config", "\(dir)/ridegate.toml", "--broker", "127.0.0.1:\(first.mqttPort)", "--speed", "10",
-                                     "--device-id", "r", "--keep-retained", "--state-directory", "\(dir)/state"], captureOutput: true)
+        let demo = try BrokerFailoverTests.demo(hosts: [first.mqttPort, second.mqttPort, third.mqttPort], deviceID: "r")
         let before = await subscriber.wait(timeout: TestTime.seconds(30)) { StoreAndForwardTests.seqs($0, "ridegate/r/gps").count >= 5 }
         try #require(StoreAndForwardTests.seqs(before, "ridegate/r/gps").count >= 5, "\(demo.lines.suffix(5))")
         try await cluster.stop(first)

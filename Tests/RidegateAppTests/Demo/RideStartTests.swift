@@ -7,12 +7,17 @@ import Testing
 /// A recorded ride's second 0: its receiver and its sensors start together once every sensor is connected, so a
 /// machine slow to bring the links up does not cut the ride's first seconds from the sensors' readings.
 struct RideStartTests {
+    /// A ride start waiting for these sensors, and its log.
+    func rideStart(patience: Double, expecting sensors: [String]) -> (RideStart, CapturingLogHandler) {
+        let log = CapturingLogHandler()
+        let start = RideStart(patience: patience, logger: log.logger())
+        for sensor in sensors { start.expect(sensor) }
+        return (start, log)
+    }
+
     @Test("The ride waits for its last sensor, and every waiter gets the same second 0")
     func waitsForEverySensor() async {
-        let log = CapturingLogHandler()
-        let start = RideStart(patience: 60, logger: log.logger())
-        start.expect("strap")
-        start.expect("power")
+        let (start, log) = rideStart(patience: 60, expecting: ["strap", "power"])
         let returned = Locked<Double?>(nil)
         let receiver = Task {
             let origin = await start.origin()
@@ -33,10 +38,7 @@ struct RideStartTests {
 
     @Test("A sensor that never connects holds the ride back no longer than the patience, and the log names it")
     func givesUpOnAMissingSensor() async {
-        let log = CapturingLogHandler()
-        let start = RideStart(patience: 0.2, logger: log.logger())
-        start.expect("strap")
-        start.expect("power")
+        let (start, log) = rideStart(patience: 0.2, expecting: ["strap", "power"])
         start.connected("strap")
         let origin = await start.origin()
         #expect(origin <= SystemClock.monotonicSeconds())
@@ -45,9 +47,7 @@ struct RideStartTests {
 
     @Test("A recording's receiver sends nothing until its sensors are connected", .referenceCorpus)
     func receiverWaitsForTheSensors() async throws {
-        let log = CapturingLogHandler()
-        let start = RideStart(patience: 60, logger: log.logger())
-        start.expect("power")
+        let (start, log) = rideStart(patience: 60, expecting: ["power"])
         let replayer = RecordedRideReplayer(ride: try RecordedRide(path: Fixtures.path("rides/garmin-edge-820-bike.fit")), speed: 20, startAt: nil,
                                             start: start, logger: log.logger())
         let pty = try PseudoTerminal()
@@ -67,8 +67,7 @@ struct RideStartTests {
 
     @Test("A ride without sensors starts at once")
     func noSensors() async {
-        let log = CapturingLogHandler()
-        let start = RideStart(patience: 60, logger: log.logger())
+        let (start, log) = rideStart(patience: 60, expecting: [])
         let before = SystemClock.monotonicSeconds()
         let origin = await start.origin()
         #expect(origin >= before && origin <= before + 1)
