@@ -16,7 +16,7 @@ extension GatewayCore {
         let now = received.monotonicSeconds
         if let cadence = step.cadence { recorder.cadence(cadence, at: now) }
         if let speed = step.speed { recorder.wheelSpeed(speed, at: now) }
-        countWheel(sensor, step, at: now)
+        countWheel(sensor, step, at: now, until: time.isTrusted ? ts : nil)
         return sensorPoints(ts: ts, received: received)
     }
 
@@ -31,10 +31,12 @@ extension GatewayCore {
 
     /// A wheel's revolutions: the ride's distance while there is no position fix, and the wheel's
     /// calibration against GPS while there is. One wheel counts: the first sensor that reported one.
-    mutating func countWheel(_ sensor: SensorRef, _ step: CyclingSensorState.Step, at now: Double) {
+    /// `until`: the GPS time the revolutions reach, when the clock is trusted (fixes read late that it covers then
+    /// add no distance of their own).
+    mutating func countWheel(_ sensor: SensorRef, _ step: CyclingSensorState.Step, at now: Double, until: Timestamp?) {
         guard step.wheelRevolutions > 0 else { return }
         let counted = wheel.count(sensor: sensor.id, revolutions: step.wheelRevolutions, seconds: step.wheelSeconds, at: now)
         guard counted.revolutions > 0 else { return }
-        ride.addWheel(metres: counted.revolutions * sensor.wheelMillimetres / 1000, seconds: counted.seconds)
+        ride.addWheel(metres: counted.revolutions * sensor.wheelMillimetres / 1000, seconds: counted.seconds, until: until)
     }
 }

@@ -27,6 +27,9 @@ public struct RideTracker: Sendable {
     private var anchor: (lat: Double, lon: Double, time: Timestamp)?
     private var previousTime: Timestamp?
     private var startTime: Timestamp?
+    /// How far (GPS time) a wheel has measured the ride: fixes dated up to then, read late (a stalled reader, a
+    /// burst), mark where the bike was but add nothing the wheel already counted.
+    private var wheelUntil: Timestamp?
 
     public init(autoPauseSpeed: Double = 1.0, maximumGapSeconds: Double = 10) {
         self.autoPauseSpeed = autoPauseSpeed
@@ -47,6 +50,11 @@ public struct RideTracker: Sendable {
         let moving = (speed ?? 0) >= autoPauseSpeed
         summary.speedMetersPerSecond = speed
         summary.isMoving = moving
+        if let until = wheelUntil, time <= until {
+            anchor = (lat, lon, time)
+            previousTime = time
+            return
+        }
 
         if moving {
             if let a = anchor {
@@ -65,7 +73,7 @@ public struct RideTracker: Sendable {
 
     /// Distance from a wheel sensor while there is no position fix (a tunnel, a forest): counted like GPS
     /// distance, only while moving. The next fix starts a new leg where it is, so no stretch counts twice.
-    public mutating func addWheel(metres: Double, seconds: Double) {
+    public mutating func addWheel(metres: Double, seconds: Double, until: Timestamp? = nil) {
         guard metres.isFinite, seconds.isFinite, metres >= 0, seconds > 0 else { return }
         let speed = metres / seconds
         summary.speedMetersPerSecond = speed
@@ -76,5 +84,6 @@ public struct RideTracker: Sendable {
         if seconds <= maximumGapSeconds { summary.movingSeconds += seconds }
         summary.maxSpeedMetersPerSecond = max(summary.maxSpeedMetersPerSecond, speed)
         anchor = nil
+        if let until { wheelUntil = max(wheelUntil ?? until, until) }
     }
 }

@@ -109,6 +109,26 @@ import Testing
         #expect(c.rideSummary(ts: start + 50).payload.contains(#""wheel_distance_m":244.2"#))
     }
 
+    @Test("Fixes read late in a burst (a stalled reader) add nothing the wheel already measured meanwhile")
+    func lateFixesAfterTheWheel() {
+        var c = core()
+        let start = Timestamp(secondsSince1970: 1_782_057_600)
+        func fix(_ s: Int) -> GPSFix {
+            GPSFix(time: start + Double(s), mode: .threeD, latitude: 40 + Double(s) * 8 / 111_195, longitude: -105, speedMetersPerSecond: 8, hdop: 0.9)
+        }
+        for s in 0...10 { _ = c.handle(.gpsFix(fix(s), at: at(Double(s)))) }
+        // The receiver's bytes wait unread for 10 s while the wheel's notifications come: the wheel measures the ride.
+        for s in 11...20 {
+            _ = c.handle(.cyclingSpeedCadence(hub, CyclingSpeedCadenceMeasurement(wheel: wheel(4 * (s - 10), Double(s - 10))), at: at(Double(s))))
+        }
+        let measured = c.ride.summary.distanceMeters
+        // Then the fixes of those 10 s, read at once, and the ride goes on with fixes on time.
+        for s in 11...20 { _ = c.handle(.gpsFix(fix(s), at: at(20.5))) }
+        #expect(c.ride.summary.distanceMeters == measured, "the late fixes added \(c.ride.summary.distanceMeters - measured) m")
+        for s in 21...25 { _ = c.handle(.gpsFix(fix(s), at: at(Double(s)))) }
+        #expect(abs(c.ride.summary.distanceMeters - measured - 5 * 8) < 0.5, "\(c.ride.summary.distanceMeters - measured)")
+    }
+
     @Test("Wheel calibration: a known ride with a 2096 mm wheel configured as 2105 mm gives the estimate ±3 mm")
     func wheelCalibrationAgainstAKnownRide() {
         var c = core()
