@@ -2,7 +2,7 @@ import Foundation
 
 /// RabbitMQ nodes (Debian's rabbitmq-server with its MQTT plugin) clustered on loopback, private to one test:
 /// their own Erlang port mapper, cookie, ports and directories. The nodes form the cluster from their config
-/// (classic peer discovery: each lists the others), are ready when their MQTT listener accepts, and stop on
+/// (classic peer discovery: each later node lists the first), are ready when their MQTT listener accepts, and stop on
 /// SIGTERM as the service manager stops them — no rabbitmqctl, each of whose runs would start an Erlang VM.
 public final class RabbitMQCluster: @unchecked Sendable {
     public struct Node: Sendable {
@@ -71,13 +71,18 @@ public final class RabbitMQCluster: @unchecked Sendable {
 
     private func launch(_ node: Node) throws -> ChildProcess {
         try FileManager.default.createDirectory(atPath: node.directory, withIntermediateDirectories: true)
-        let peers = nodes.enumerated().map { "cluster_formation.classic_config.nodes.\($0.offset + 1) = \($0.element.name)" }
+        // The first node forms the cluster alone; each later one lists it and joins it as it boots (a first node
+        // that listed the others would wait for them: RabbitMQ 4's peer discovery does).
+        let peers = node.name == nodes.first?.name ? [] : [
+            "cluster_formation.peer_discovery_backend = classic_config",
+            "cluster_formation.classic_config.nodes.1 = \(nodes.first?.name ?? node.name)",
+            "cluster_formation.classic_config.nodes.2 = \(node.name)",
+        ]
         try ([
             "listeners.tcp.default = 127.0.0.1:\(try FreePort.loopback())",
             "mqtt.listeners.tcp.default = 127.0.0.1:\(node.mqttPort)",
             "mqtt.allow_anonymous = true",
             "loopback_users = none",
-            "cluster_formation.peer_discovery_backend = classic_config",
         ] + peers).joined(separator: "\n").write(toFile: "\(node.directory)/rabbitmq.conf", atomically: true, encoding: .utf8)
         var env = environment
         env["RABBITMQ_NODENAME"] = node.name
