@@ -92,6 +92,9 @@ public final class RabbitMQCluster: @unchecked Sendable {
         env["RABBITMQ_LOG_BASE"] = "\(node.directory)/log"
         env["RABBITMQ_PID_FILE"] = "\(node.directory)/pid"
         env["RABBITMQ_DIST_PORT"] = String(try FreePort.loopback())
+        // As under systemd, the script execs the VM (no shell in between that a SIGKILL would leave it orphaned by):
+        // SIGTERM stops the node in order, SIGKILL ends it. Nothing listens on the socket; the node carries on.
+        env["NOTIFY_SOCKET"] = "\(node.directory)/no-service-manager"
         // Niced: a booting node takes a core for seconds, which the rest of the suite's tests, with their own
         // deadlines, need more.
         let server = try ChildProcess("/usr/bin/nice", ["-n", "15", Self.server], captureOutput: true, environment: env)
@@ -109,15 +112,17 @@ public final class RabbitMQCluster: @unchecked Sendable {
         }
     }
 
-    /// Stops every node and the port mapper, on a thread of its own (a node takes seconds to stop).
+    /// Stops every node and the port mapper (a node takes seconds to stop: waited for on a thread of its own).
     public func stop() {
         let running = lock.withLock { () -> [ChildProcess] in
             defer { servers.removeAll() }
             return Array(servers.values)
         }
         let portMapper = portMapper
+        // Signalled now, waited for on a thread of its own: a test process that ends first leaves nodes that stop.
+        for server in running { server.signal(SIGTERM) }
+        portMapper.signal(SIGTERM)
         Thread {
-            for server in running { server.signal(SIGTERM) }
             for server in running {
                 server.waitForExitBlocking(timeout: 60)
                 server.terminate()
