@@ -99,7 +99,9 @@ else fail "cycling sensors: power cadence '$(num $POWER_TOPIC/power cadence_rpm)
 # output while it runs.
 gpioinfo 2>/dev/null | grep -q 'led0.*"ridegate".*output' && held=yes || held=no
 sleep 4
-read -r edges3 pulses3 bursts3 <<< "$(sample_led 9)"
+# A zone-3 burst repeats every 2.7 s (3 x 400 ms, then 1.5 s) and only bursts seen whole count: 11 s holds
+# two whole ones wherever the window starts (9 s did not when it began 1.65 s before a burst).
+read -r edges3 pulses3 bursts3 <<< "$(sample_led 11)"
 if wait_for 40 '"power_w":320' /tmp/mqtt.log; then zone6_seen=yes; else zone6_seen=no; fi
 sleep 6 # the 3 s average, the hysteresis dwell, then a steady pattern
 read -r edges6 pulses6 bursts6 <<< "$(sample_led 14)"
