@@ -176,7 +176,7 @@ public struct Doctor: Sendable {
     /// One connection attempt to the one broker of `settings`: nil when it connected, else why not.
     private func probe(_ settings: MQTTSettings, prefix: String) async -> String? {
         do {
-            let client = try MosquittoClient(settings: settings, topicPrefix: prefix, logger: logger.labeled("mqtt"))
+            let client = try MQTTPublisher(settings: settings, topicPrefix: prefix, logger: logger.labeled("mqtt"))
             try client.start()
             // A refusal or a name that does not resolve is known at once: no reason to wait out the 5 s.
             let connected = await client.waitUntilConnected(timeout: 5, untilFirstFailure: true)

@@ -207,7 +207,7 @@ public enum GatewayAssembly {
         var settings = try mqttSettings(config, deviceID: deviceID)
         settings.clearRetainedAtStop = clearRetainedAtStop
         do {
-            let client = try MosquittoClient(settings: settings, topicPrefix: prefix, store: store, healthFields: health, loop: loop,
+            let client = try MQTTPublisher(settings: settings, topicPrefix: prefix, store: store, healthFields: health, loop: loop,
                                             logger: logger.labeled("mqtt"))
             try client.start()
             sinks.append(MQTTSink(client: client))

@@ -1,11 +1,11 @@
 import RidegateCore
 import RidegateLinux
 
-/// Publishes the core's messages through `MosquittoClient` (libmosquitto driven by the gateway's event loop).
+/// Publishes the core's messages through `MQTTPublisher` (its spool and replay, over libmosquitto on the gateway's event loop).
 public struct MQTTSink: EffectSink {
-    let client: MosquittoClient
+    let client: MQTTPublisher
 
-    public init(client: MosquittoClient) {
+    public init(client: MQTTPublisher) {
         self.client = client
     }
 

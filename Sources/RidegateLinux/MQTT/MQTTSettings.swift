@@ -78,7 +78,7 @@ extension MQTTSettings {
         if let tls {
             let rc = mosquitto_tls_set(mosq, tls.caFile, nil, tls.certificateFile, tls.keyFile, nil)
             guard rc == MOSQ_ERR_SUCCESS.rawValue else {
-                throw MQTTError(operation: "tls", code: rc, detail: "cannot use the TLS files (ca \(tls.caFile)): \(MosquittoClient.describe(rc))")
+                throw MQTTError(operation: "tls", code: rc, detail: "cannot use the TLS files (ca \(tls.caFile)): \(MosquittoConnection.describe(rc))")
             }
             // Verify the broker (SSL_VERIFY_PEER); no version pinned: libmosquitto 2.x and OpenSSL 3 allow only
             // TLS 1.2 and 1.3 by default, and pinning "tlsv1.2" fails on trixie's libmosquitto 2.0.21.
@@ -88,7 +88,7 @@ extension MQTTSettings {
 
     static func check(_ rc: Int32, _ what: String) throws(MQTTError) {
         guard rc == MOSQ_ERR_SUCCESS.rawValue else {
-            throw MQTTError(operation: what, code: rc, detail: "cannot set the MQTT \(what): \(MosquittoClient.describe(rc))")
+            throw MQTTError(operation: what, code: rc, detail: "cannot set the MQTT \(what): \(MosquittoConnection.describe(rc))")
         }
     }
 }

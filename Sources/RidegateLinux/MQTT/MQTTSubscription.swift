@@ -6,7 +6,7 @@ import RidegateCore
 /// A read-only MQTT connection for a command a person runs (`ridegate watch`): subscribes to one topic
 /// filter and hands over what arrives, and the connection's ups and downs, as an async sequence. Retried
 /// with backoff until the broker answers; libmosquitto's own thread keeps it up after that (a tool in a
-/// terminal, not the daemon: the daemon's connection is `MosquittoClient`, on the event loop).
+/// terminal, not the daemon: the daemon's is `MosquittoConnection`, on the event loop).
 public final class MQTTSubscription: @unchecked Sendable {
     // @unchecked: `handle` is libmosquitto's (thread-safe with loop_start); the rest is immutable or Locked.
     public enum Event: Sendable {
@@ -50,7 +50,7 @@ public final class MQTTSubscription: @unchecked Sendable {
         mosquitto_disconnect_callback_set(mosq) { _, context, rc in
             guard let context else { return }
             let me = Unmanaged<MQTTSubscription>.fromOpaque(context).takeUnretainedValue()
-            me.continuation.yield(.disconnected(reason: MosquittoClient.describe(rc)))
+            me.continuation.yield(.disconnected(reason: MosquittoConnection.describe(rc)))
         }
         mosquitto_message_callback_set(mosq) { _, context, message in
             guard let context, let message else { return }
@@ -80,7 +80,7 @@ public final class MQTTSubscription: @unchecked Sendable {
                 loopStarted.withLock { $0 = mosquitto_loop_start(handle) == MOSQ_ERR_SUCCESS.rawValue }
                 return
             }
-            continuation.yield(.disconnected(reason: MosquittoClient.describe(rc)))
+            continuation.yield(.disconnected(reason: MosquittoConnection.describe(rc)))
             var later = backoff
             let delay = later.delay()
             let next = later

@@ -4,19 +4,19 @@ import RidegateLinux
 import RidegateTestSupport
 import Testing
 
-@Suite(.serialized) struct MosquittoClientTests {
-    func client(port: Int, prefix: String = "rg/t") throws -> MosquittoClient {
+@Suite(.serialized) struct MQTTPublisherTests {
+    func client(port: Int, prefix: String = "rg/t") throws -> MQTTPublisher {
         let settings = MQTTSettings(host: "127.0.0.1", port: port, clientID: "test-\(UUID().uuidString.prefix(8))",
                                     keepaliveSeconds: 5, reconnectMinSeconds: 1, reconnectMaxSeconds: 1,
                                     statusTopic: "\(prefix)/status")
-        return try MosquittoClient(settings: settings, topicPrefix: prefix, logger: CapturingLogHandler().logger())
+        return try MQTTPublisher(settings: settings, topicPrefix: prefix, logger: CapturingLogHandler().logger())
     }
 
     /// A client on `store` (keepalive 5 s), connected, and a subscriber to everything it publishes.
-    func onlineClient(broker: MosquittoBroker, store: any ReadingStore, loop: EventLoop? = nil) async throws -> (MosquittoClient, MQTTSubscriber) {
+    func onlineClient(broker: MosquittoBroker, store: any ReadingStore, loop: EventLoop? = nil) async throws -> (MQTTPublisher, MQTTSubscriber) {
         let settings = MQTTSettings(host: "127.0.0.1", port: broker.port, clientID: "test-\(UUID().uuidString.prefix(8))", keepaliveSeconds: 5,
                                     reconnectMinSeconds: 1, reconnectMaxSeconds: 1, statusTopic: "rg/t/status")
-        let c = try MosquittoClient(settings: settings, topicPrefix: "rg/t", store: store, loop: loop, logger: CapturingLogHandler().logger())
+        let c = try MQTTPublisher(settings: settings, topicPrefix: "rg/t", store: store, loop: loop, logger: CapturingLogHandler().logger())
         let sub = try MQTTSubscriber(port: broker.port, topic: "rg/t/#")
         try c.start()
         await sub.wait(timeout: 10) { $0.contains { $0.topic == "rg/t/status" && $0.payload == "online" } }
@@ -141,7 +141,7 @@ import Testing
         #expect(woken <= 28, "wakeups for 20 readings: \(woken)")
         #expect(await c.backlog().depth == 0, "every reading acknowledged")
         // Nothing asks for the broker's bytes now, but its hang-up wakes the loop: lost at once, not at the
-        // acknowledgement sweep (\(MosquittoClient.acknowledgementDelay) s) or the keepalive.
+        // acknowledgement sweep (`MosquittoConnection.acknowledgementDelay`, 2 s) or the keepalive.
         c.publish(Publication(topic: "n", payload: #"{"i":21}"#, sequence: 21))
         try await Task.sleep(nanoseconds: 50_000_000)
         broker.stop()

@@ -1,10 +1,8 @@
-import CMosquitto
-import Glibc
 import RidegateCore
 
 /// Publishing: readings stored before they are sent (one transaction per turn), latest-value state kept in
 /// memory, and the backlog replayed at the pace of the broker's acknowledgements.
-extension MosquittoClient {
+extension MQTTPublisher {
     /// Stores and sends a reading, or keeps the newest retained state; never blocks the caller. What is
     /// published in one turn of the loop is taken in one step: its readings stored in one transaction.
     public func publish(_ publication: Publication) {
@@ -21,13 +19,13 @@ extension MosquittoClient {
             return waiting
         }
         // The acknowledgements that arrived since the last turn leave the spool in this turn's transaction.
-        collectDeferredReads()
+        connection.readWaiting()
         let readings = batch.filter(Self.isStored)
         var ids: [Int64] = []
         do {
             ids = try store.append(readings.map { NewReading(topic: $0.topic, payload: $0.payload, qos: $0.qos, sequence: $0.sequence, retain: $0.retain) },
-                                   removing: connection.acknowledged)
-            connection.acknowledged.removeAll(keepingCapacity: true)
+                                   removing: acknowledged)
+            acknowledged.removeAll(keepingCapacity: true)
         } catch {
             logger.error("cannot store readings; sending them without a safety net", [("error", "\(error)"), ("mqtt.readings", String(readings.count))])
         }
@@ -35,17 +33,17 @@ extension MosquittoClient {
         for publication in batch {
             if Self.isStored(publication) {
                 if let id = stored.next() {
-                    guard connection.delivery.sendsNewReadingsAtOnce else { continue }
+                    guard delivery.sendsNewReadingsAtOnce else { continue }
                     sendStored(StoredReading(id: id, topic: publication.topic, payload: publication.payload, qos: publication.qos,
                                              retain: publication.retain))
-                } else if connection.delivery.online {
+                } else if delivery.online {
                     send(publication)
                 }
             } else {
                 acceptState(publication)
             }
         }
-        flush()
+        connection.flush()
     }
 
     /// Readings (QoS 1 or 2, not `health`) wait in the spool until acknowledged; so does a ride's record that is
@@ -58,8 +56,8 @@ extension MosquittoClient {
     func acceptState(_ publication: Publication) {
         if publication.topic == Topic.health.name {
             let completed = completedHealth(publication)
-            connection.delivery.keepRetained(completed)
-            if connection.delivery.online { send(completed) }
+            delivery.keepRetained(completed)
+            if delivery.online { send(completed) }
             return
         }
         if publication.retain || publication.qos == 0 {
@@ -71,8 +69,8 @@ extension MosquittoClient {
                     logger.error("cannot keep a topic's sequence number", [("mqtt.topic", publication.topic), ("error", "\(error)")])
                 }
             }
-            if publication.retain { connection.delivery.keepRetained(publication) }
-            if connection.delivery.online { send(publication) }
+            if publication.retain { delivery.keepRetained(publication) }
+            if delivery.online { send(publication) }
         }
     }
 
@@ -80,14 +78,15 @@ extension MosquittoClient {
     func completedHealth(_ health: Publication) -> Publication {
         guard var json = JSONObjectWriter(extending: health.payload) else { return health }
         // Acknowledged readings waiting to leave with the next ones are delivered: not counted.
-        json.add("spool_depth", max(0, Int(store.depth()) - connection.acknowledged.count))
+        json.add("spool_depth", max(0, Int(store.depth()) - acknowledged.count))
         json.add("spool_dropped", Int(store.dropped))
         json.add("spool_mode", store.mode)
         json.add("spool_recoveries", store.recoveries)
-        json.add("mqtt_connects", connection.delivery.connects)
-        json.add("mqtt_refused", connection.refused.total)
+        json.add("mqtt_connects", delivery.connects)
+        json.add("mqtt_refused", refused.total)
+        let broker = connection.broker
         json.add("mqtt_broker", "\(broker.host):\(broker.port)")
-        json.add("replayed", connection.delivery.replayedCount)
+        json.add("replayed", delivery.replayedCount)
         healthFields.add(to: &json)
         var completed = health
         completed.payload = json.finish()
@@ -98,50 +97,27 @@ extension MosquittoClient {
     public func backlog() async -> (depth: Int64, dropped: Int64, connects: Int, replayed: Int) {
         await withCheckedContinuation { continuation in
             loop.execute { [self] in
-                collectDeferredReads()
+                connection.readWaiting()
                 retirePending()
-                continuation.resume(returning: (store.depth(), store.dropped, connection.delivery.connects, connection.delivery.replayedCount))
+                continuation.resume(returning: (store.depth(), store.dropped, delivery.connects, delivery.replayedCount))
             }
         }
     }
 
     func send(_ p: Publication) {
-        send(topic: p.absolute ? p.topic : topicPrefix + "/" + p.topic, payload: p.payload, qos: p.qos, retain: p.retain)
-    }
-
-    @discardableResult
-    func send(topic full: String, payload: String, qos: Int, retain: Bool, mid: UnsafeMutablePointer<Int32>? = nil) -> Int32 {
-        var text = payload
-        if retain, settings.clearRetainedAtStop {
-            if payload.isEmpty { connection.retainedTopics.remove(full) } else { connection.retainedTopics.insert(full) }
-        }
-        connection.lastWritten = SystemClock.monotonicSeconds()
-        connection.published = true
-        var sent: Int32 = 0
-        let rc = text.withUTF8 { bytes in
-            mosquitto_publish(handle, &sent, full, Int32(bytes.count), bytes.baseAddress, Int32(qos), retain)
-        }
-        mid?.pointee = sent
-        if rc == MOSQ_ERR_SUCCESS.rawValue, qos > 0 { connection.inFlightTopics[sent] = full } // what a refusal names
-        if rc != MOSQ_ERR_SUCCESS.rawValue, rc != MOSQ_ERR_NO_CONN.rawValue {
-            // Not a lost connection (that is reported once, by `connectionEnded`): a message the broker will
-            // never take, such as one larger than it allows. Stored readings stay stored.
-            logger.warning("cannot publish a message", [("mqtt.topic", full), ("mqtt.reason", Self.describe(rc))])
-        }
-        return rc
+        connection.publish(topic: p.absolute ? p.topic : topicPrefix + "/" + p.topic, payload: p.payload, qos: p.qos, retain: p.retain)
     }
 
     func sendStored(_ reading: StoredReading) {
-        var mid: Int32 = 0
-        if send(topic: topicPrefix + "/" + reading.topic, payload: reading.payload, qos: reading.qos, retain: reading.retain, mid: &mid) == MOSQ_ERR_SUCCESS.rawValue {
-            connection.delivery.sent(messageID: mid, storedID: reading.id)
+        if let mid = connection.publish(topic: topicPrefix + "/" + reading.topic, payload: reading.payload, qos: reading.qos, retain: reading.retain) {
+            delivery.sent(messageID: mid, storedID: reading.id)
         }
     }
 
     /// Sends the next part of the backlog, as far as the replay window allows; called again as
     /// acknowledgements arrive, so replay is paced by the broker, not by a timer.
     func continueReplay() {
-        guard let request = connection.delivery.replayRequest else { return }
+        guard let request = delivery.replayRequest else { return }
         let batch: [StoredReading]
         do {
             batch = try store.pending(after: request.after, limit: request.limit)
@@ -150,10 +126,34 @@ extension MosquittoClient {
             logger.error("cannot read the spool's backlog", [("error", error.description)])
             return
         }
-        let toSend = connection.delivery.replay(batch)
-        if batch.isEmpty, connection.delivery.replayedCount > 0 {
-            logger.info("backlog delivered", [("mqtt.replayed", String(connection.delivery.replayedCount))])
+        let toSend = delivery.replay(batch)
+        if batch.isEmpty, delivery.replayedCount > 0 {
+            logger.info("backlog delivered", [("mqtt.replayed", String(delivery.replayedCount))])
         }
         for reading in toSend { sendStored(reading) }
+    }
+
+    /// After a read: while live readings flow, what the acknowledgements retired leaves the spool with the
+    /// next turn's readings, in their transaction (one journal commit per reading instead of two); a replay
+    /// retires at once and goes on.
+    func retireAcknowledged() {
+        guard !acknowledged.isEmpty, !delivery.sendsNewReadingsAtOnce else { return }
+        retirePending()
+        continueReplay()
+    }
+
+    /// Removes the acknowledged readings still in the spool: when no reading came to take them along (the
+    /// connection idle), before the spool's depth is read or a replay starts from it, at the stop. So an
+    /// acknowledged reading stays stored at most until one of those; a crash meanwhile sends it again (same seq).
+    func retirePending() {
+        guard !acknowledged.isEmpty else { return }
+        let ids = acknowledged
+        acknowledged.removeAll(keepingCapacity: true)
+        do {
+            try store.remove(ids)
+        } catch {
+            // Delivered anyway: at worst they are sent again after a restart (same seq: subscribers see a duplicate).
+            logger.error("cannot remove acknowledged readings from the spool", [("error", "\(error)"), ("mqtt.readings", String(ids.count))])
+        }
     }
 }

@@ -4,7 +4,7 @@ import RidegateCore
 
 /// Why a connection attempt failed, in words a person can act on (a refused certificate names the CA file and
 /// the host name to check), said once per reason and then once a minute with the count (`RepeatedFailures`).
-extension MosquittoClient {
+extension MosquittoConnection {
     /// Says why attempts fail: at once for a reason not said before, then once a minute with the count, so a
     /// broker that stays away does not fill the journal.
     func reportFailure(_ reason: String) {
@@ -53,38 +53,3 @@ extension MosquittoClient {
     }
 }
 
-extension MosquittoClient {
-    /// How long a stop waits for a connection attempt in progress: its blocking steps (DNS, the TCP connect, the
-    /// TLS handshake) can take minutes against a broker whose packets vanish, far past systemd's stop timeout.
-    static let attemptGraceSeconds = 2.0
-    /// How long a broker has to answer CONNECT once the socket is open (mosquitto answers in milliseconds).
-    static let connackTimeoutSeconds = 10.0
-
-    /// At a stop: calls off the next attempt, and waits for one in progress at most `attemptGraceSeconds`. An
-    /// attempt still running after that is left to end on its own thread (it holds the client until then, and
-    /// touches nothing once it sees the stop).
-    func callOffAttempts() async {
-        let ended = await withDeadline(seconds: Self.attemptGraceSeconds) { [self] in
-            let cancelled = Locked(false)
-            await withTaskCancellationHandler {
-                await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                    loop.execute { [self] in
-                        connection.nextAttempt?.cancel()
-                        connection.nextAttempt = nil
-                        if connection.attemptRunning, !cancelled.withLock({ $0 }) { connection.attemptWaiters.append(done) } else { done.resume() }
-                    }
-                }
-            } onCancel: {
-                cancelled.withLock { $0 = true }
-                loop.execute { [self] in
-                    for waiter in connection.attemptWaiters { waiter.resume() }
-                    connection.attemptWaiters.removeAll()
-                }
-            }
-        }
-        if case .deadline = ended {
-            logger.warning("a connection attempt to the broker has not ended (no answer); stopping without waiting for it",
-                           [("mqtt.broker", "\(broker.host):\(broker.port)")])
-        }
-    }
-}
