@@ -26,6 +26,7 @@ import Testing
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("rg-ride-\(UUID().uuidString)").path
         let demo = try ChildProcess(RidegateAppTestsPaths.executable,
                                     ["demo", "--start", "recorded", "--broker", "127.0.0.1:\(broker.port)", "--speed", "60", "--state-directory", state], captureOutput: true)
+        await demo.waitForRideStart()
         try await TestTime.pause(12) // about 12 minutes of the ride
         demo.signal(SIGTERM)
         #expect(await demo.waitForExit(timeout: TestTime.seconds(10)).flatMap(ChildProcess.exitCode) == 0)
@@ -130,6 +131,7 @@ import Testing
         let demo = try ChildProcess(RidegateAppTestsPaths.executable,
                                     ["demo", "--keep-retained", "--start", "recorded", "--broker", "127.0.0.1:\(broker.port)", "--speed", "60", "--state-directory", dir + "/state",
                                      "--config", config, "--device-id", "auto"], captureOutput: true)
+        await demo.waitForRideStart()
         try await TestTime.pause(4)
         demo.signal(SIGTERM)
         #expect(await demo.waitForExit(timeout: TestTime.seconds(10)).flatMap(ChildProcess.exitCode) == 0)
@@ -148,6 +150,7 @@ import Testing
         let missing = try ChildProcess(RidegateAppTestsPaths.executable,
                                        ["demo", "--start", "recorded", "--broker", "127.0.0.1:\(broker.port)", "--speed", "60", "--state-directory", dir + "/state2",
                                         "--config", config], captureOutput: true)
+        await missing.waitForRideStart()
         try await TestTime.pause(3)
         missing.signal(SIGTERM)
         #expect(await missing.waitForExit(timeout: TestTime.seconds(10)).flatMap(ChildProcess.exitCode) == 0)

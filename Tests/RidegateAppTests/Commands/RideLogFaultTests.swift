@@ -21,11 +21,12 @@ import Testing
         FileManager.default.temporaryDirectory.appendingPathComponent("rg-ridelog-\(UUID().uuidString)").path
     }
 
-    /// The demo's ride for `seconds` (at 60x: a minute of riding a second), stopped with SIGTERM.
+    /// The demo's ride for `seconds` from its start (at 60x: a minute of riding a second), stopped with SIGTERM.
     func ride(_ state: String, seconds: Double, broker: MosquittoBroker) async throws -> [String] {
         let demo = try ChildProcess(RidegateAppTestsPaths.executable,
                                     ["demo", "--keep-retained", "--start", "recorded", "--broker", "127.0.0.1:\(broker.port)", "--speed", "60", "--state-directory", state,
                                      "--device-id", "faults"], captureOutput: true)
+        await demo.waitForRideStart()
         try await TestTime.pause(seconds)
         demo.signal(SIGTERM)
         #expect(await demo.waitForExit(timeout: TestTime.seconds(15)).flatMap(ChildProcess.exitCode) == 0)

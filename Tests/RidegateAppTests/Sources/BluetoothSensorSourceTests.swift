@@ -101,7 +101,7 @@ final class SimulatedSensorLink: SensorLink, @unchecked Sendable {
 
         link.goAway()
         let lost = await log.wait(timeout: 10) { self.states($0).contains(.lost) }
-        #expect(lost.contains { if case .sensorState(_, .lost, let reason, _) = $0 { reason == "the sensor disconnected" } else { false } })
+        #expect(lost.contains { if case .sensorState(_, .lost, let reason, _) = $0 { reason == "the sensor disconnected" } else { false } }, "\(lost)")
 
         let cameBack = Date()
         link.comeBack()
