@@ -60,8 +60,6 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         }, box.toOpaque())
         guard started == 0 else {
             box.release()
-            Glibc.close(wake)
-            Glibc.close(epoll)
             throw SystemCallError("pthread_create", "event loop", Errno(rawValue: started))
         }
         pthread_detach(thread)
@@ -287,6 +285,19 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// the loop instead of falling back to Dispatch, whose pool would wake every second from then on.
     private func run() {
         EventLoop.$current.withValue(self) { turns() }
+        // What will never run lets go of what it holds (often this loop: a timer that stops it), so the loop is
+        // freed, and its descriptors closed, once its holders let go.
+        state.withLock { s in
+            s.timers.removeAll()
+            s.handlers.removeAll()
+            s.interests.removeAll()
+        }
+    }
+
+    /// The descriptors live as long as the loop object, not its thread: a stopped loop may still be told to
+    /// stop, wake or unwatch by whoever holds it, and its numbers must not meanwhile be another socket's (an
+    /// eventfd write or an epoll_ctl reaching a reused number corrupts that socket or another loop's watch).
+    deinit {
         Glibc.close(wake)
         Glibc.close(epoll)
     }

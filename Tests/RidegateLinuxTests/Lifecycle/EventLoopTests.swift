@@ -169,4 +169,25 @@ import Testing
         #expect(timerRan.withLock { $0 }, "the timer never ran while the job spun")
         #expect(turns.withLock { $0 } > 10, "the job did spin")
     }
+
+    @Test("A stopped loop keeps its descriptors while it is held: stopping it again writes into no socket that took their numbers")
+    func stoppedLoopTouchesNoReusedDescriptor() async throws {
+        let loop = try EventLoop()
+        loop.stop()
+        try await Task.sleep(nanoseconds: UInt64(TestTime.seconds(0.2) * 1e9)) // its thread ends
+        // Sockets made now take the lowest free numbers: the loop's eventfd and epoll, had it closed them.
+        var pairs: [[Int32]] = []
+        for _ in 0..<16 {
+            var fds: [Int32] = [-1, -1]
+            #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
+            pairs.append(fds)
+        }
+        defer { pairs.joined().forEach { close($0) } }
+        // A holder that stops it again, or cancels work on it (DeferredWork's cancel after its timer fired).
+        loop.stop()
+        loop.execute(after: 0) {}.cancel()
+        var byte: UInt8 = 0
+        let reached = pairs.joined().filter { recv($0, &byte, 1, Int32(MSG_DONTWAIT)) > 0 }
+        #expect(reached.isEmpty, "the stopped loop wrote into sockets \(reached)")
+    }
 }
