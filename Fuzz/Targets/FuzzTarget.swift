@@ -27,7 +27,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// The config file: size, NUL and depth checks, TOML, validation.
     case config
     /// A FIT activity (`ridegate demo --ride FILE.fit` reads a head unit's file): definitions, records, the
-    /// activity's messages. A file ridegate writes must read back with every record.
+    /// activity's messages, and the replay made of them — every value the replay's sensors send must decode as
+    /// the measurement it is.
     case fit
 
     public func run(_ data: [UInt8]) {
@@ -46,11 +47,16 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     }
 
     static func fit(_ data: [UInt8]) {
-        guard let file = try? FITActivityFile(data) else { return }
-        // What the replay reads of it: every record's values, the sessions, the devices.
-        var seconds = 0.0
-        for record in file.records { seconds += record.time.secondsSince1970 + Double(record.power ?? 0) + (record.latitude ?? 0) }
-        _ = (seconds, file.sessions.first?.thresholdPower, file.devices.map(\.type))
+        _ = RecordedRideRehearsal.run(data) { characteristic, value in
+            let decoded: Bool
+            switch characteristic {
+            case .heartRateMeasurement: decoded = (try? HeartRateMeasurement(decoding: value)) != nil
+            case .cyclingPowerMeasurement: decoded = (try? CyclingPowerMeasurement(decoding: value)) != nil
+            case .cscMeasurement: decoded = (try? CyclingSpeedCadenceMeasurement(decoding: value)) != nil
+            default: decoded = false
+            }
+            guard decoded else { fatalError("fit: the replay sent \(characteristic) \(value.map { String($0, radix: 16) }) that does not decode") }
+        }
     }
 
     static func nmea(_ data: [UInt8]) {

@@ -152,10 +152,10 @@ extension DemoCommand {
         var parts = ["\(units.distance(metres: distance)) in \(DisplayUnits.duration(seconds: moving)) moving "
             + "(\(units.speed(metresPerSecond: moving > 0 ? distance / moving : 0)))"]
         if let average = s?.averageHeartRate, let maximum = s?.maximumHeartRate {
-            parts.append("heart rate \(Int(average.rounded())) avg, \(maximum) max")
+            parts.append("heart rate \(Int(rounding: average, within: 0...Int.max) ?? 0) avg, \(maximum) max")
         }
         if let power = s?.averagePower, let normalized = s?.normalizedPower {
-            parts.append("power \(Int(power.rounded())) W avg, \(Int(normalized.rounded())) W normalized")
+            parts.append("power \(Int(rounding: power, within: 0...Int.max) ?? 0) W avg, \(Int(rounding: normalized, within: 0...Int.max) ?? 0) W normalized")
         }
         if let s {
             parts.append("+\(units.height(metres: s.ascentMeters)) / −\(units.height(metres: s.descentMeters))")

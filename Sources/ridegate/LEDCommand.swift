@@ -22,6 +22,10 @@ struct LEDCommand: AsyncParsableCommand {
         @Option(help: ArgumentHelp("Seconds per pattern (1 to 30).", valueName: "seconds"))
         var seconds: Int = 4
 
+        func validate() throws {
+            guard (1...30).contains(seconds) else { throw ValidationError("The value '\(seconds)' is invalid for '--seconds'. Use a whole number of seconds from 1 to 30.") }
+        }
+
         @Flag(help: "Show the patterns as console lines instead of on the GPIO line (no hardware needed).")
         var console = false
 

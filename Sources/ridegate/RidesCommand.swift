@@ -107,7 +107,7 @@ struct RidesCommand: ParsableCommand {
         }
 
         static func duration(_ seconds: Double) -> String {
-            let s = max(0, Int(seconds))
+            let s = Int(rounding: seconds.rounded(.down), within: 0...Int.max) ?? 0
             let text = "\(s / 3600):" + String(format2(s / 60 % 60)) + ":" + String(format2(s % 60))
             return text.padded(to: 8)
         }
@@ -147,7 +147,7 @@ struct RidesCommand: ParsableCommand {
                     writeError(rides.isEmpty ? "no rides recorded yet" : "no ride \(ride); `ridegate rides list` shows the ids")
                     throw ExitCode(ExitStatus.dataError)
                 }
-                let exporter = RideExporter(store: store, version: RidegateVersion.current, thresholdPower: location.config?.zones.ftp)
+                let exporter = RideExporter(store: store, version: RidegateVersion.current)
                 let fileFormat = RideFileFormat(rawValue: format) ?? .gpx
                 do throws(RideExporter.Failure) {
                     if let output {

@@ -25,12 +25,14 @@ extension GatewayAssembly {
         ])
         let store = StateStoreSink(directory: config.stateDirectory, logger: logger.labeled("state"))
         var sources: [any EventSource] = [RememberedPositionSource(store: store, clock: clock)]
-        if ride.positions {
+        // Without a receiver (a trainer's recording) the sensors' own schedule ends the ride.
+        let end: RideEnd? = ride.positions ? RideEnd() : nil
+        if let end {
             // A replay is dated as recorded or moved to now: no rollover floor for it.
-            sources.append(GPSSource(devicePath: pty.devicePath, baud: .fixed(9600), clock: clock, logger: logger.labeled("gps"),
-                                     stopWhenDeviceCloses: true, rolloverFloor: nil))
+            sources.append(end.ending(with: GPSSource(devicePath: pty.devicePath, baud: .fixed(9600), clock: clock, logger: logger.labeled("gps"),
+                                                      stopWhenDeviceCloses: true, rolloverFloor: nil)))
         }
-        sources += simulatedSensors(ride, options: options, start: start, clock: clock, logger: logger)
+        sources += simulatedSensors(ride, options: options, start: start, end: end, clock: clock, logger: logger)
         var config = config
         if config.led.mode == .off { config.led.mode = .console }
         // The demo rides its simulated GPS (unless its recording had none, as on an indoor trainer) and strap,
@@ -59,13 +61,14 @@ extension GatewayAssembly {
 
     /// The simulated sensors that ride along: a strap, a power meter and a speed/cadence sensor, as far as the
     /// ride has them, each on a socketpair of its own and following the ride's profile.
-    static func simulatedSensors(_ ride: DemoRide, options: DemoOptions, start: RideStart, clock: SystemClock, logger: Logger) -> [any EventSource] {
+    static func simulatedSensors(_ ride: DemoRide, options: DemoOptions, start: RideStart, end: RideEnd?, clock: SystemClock,
+                                 logger: Logger) -> [any EventSource] {
         let profile = ride.profile
         var sensors: [any EventSource] = []
         func sensor<S: SimulatedSignal>(_ name: String, _ ref: SensorRef, _ behaviour: SimulatedSensorPeripheral.Behaviour, _ signal: S) {
             if ride.recorded { start.expect(ref.id) }
             sensors.append(SimulatedSensor(name: name, sensor: ref, behaviour: behaviour, profile: profile, speed: options.speed,
-                                           start: ride.recorded ? start : nil, clock: clock,
+                                           start: ride.recorded ? start : nil, end: end, clock: clock,
                                            logger: logger.labeled(ref.kind.topicFamily), signal: signal))
         }
         if ride.strap {
@@ -106,6 +109,7 @@ extension GatewayAssembly {
             } catch {
                 throw SetupError(description: error.description)
             }
+            for note in recorded.notes { logger.notice("the recorded ride: \(note)", [("demo.ride", options.ridePath)]) }
             let replayer = RecordedRideReplayer(ride: recorded, speed: options.speed, startAt: options.startAt, start: start, logger: logger)
             return DemoRide(profile: recorded.profile, strap: recorded.hasHeartRate, powerMeter: recorded.hasPower,
                             speedSensor: recorded.hasSpeedSensor, positions: recorded.hasPositions, thresholdPower: recorded.thresholdPower, recordedStart: recorded.start,

@@ -12,6 +12,8 @@ struct SimulatedSensor<Signal: SimulatedSignal>: EventSource {
     let speed: Double
     /// When a recording's second 0 is, shared with the replayed receiver; nil: when the link is up.
     var start: RideStart?
+    /// When the ride is over (the receiver's last fix read); nil: at the end of the profile.
+    var end: RideEnd?
     let clock: SystemClock
     let logger: Logger
     var signal: Signal
@@ -52,8 +54,9 @@ struct SimulatedSensor<Signal: SimulatedSignal>: EventSource {
         let interval = 1.0
         let started = await start?.origin() ?? SystemClock.monotonicSeconds()
         await EventLoop.sleep(seconds: max(0, started - SystemClock.monotonicSeconds()))
-        while !Task.isCancelled, offset <= profile.duration {
-            let sample = profile.sample(at: offset)
+        // Past the profile's end, its last second holds until the receiver's last fix has been read.
+        while !Task.isCancelled, offset <= profile.duration || end?.isOver == false {
+            let sample = profile.sample(at: min(offset, profile.duration))
             // A recording's gaps (its head unit paused) are silence, as the sensors were then.
             if sample != nil || profile.holdsFor == nil, let (characteristic, value) = signal.next(sample, dt: interval) {
                 peripheral.notify(characteristic, value)

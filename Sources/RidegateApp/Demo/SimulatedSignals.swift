@@ -19,17 +19,36 @@ struct HeartRateSignal: SimulatedSignal {
 
     mutating func next(_ sample: RideProfile.Sample?, dt: Double) -> (BluetoothUUID, [UInt8])? {
         if sample?.recorded == true, sample?.heartRate == nil { return nil }
+        let dt = SignalTime.step(dt)
         if let recorded = sample?.heartRate {
             heartRate = Double(recorded)
         } else if let sample {
             let watts = model.watts(speed: sample.speed, grade: sample.grade)
             heartRate = model.respond(current: heartRate, target: model.steadyStateHeartRate(watts: watts), dt: dt)
-            energy += watts * dt / 1000 / 0.24 // kJ of metabolic energy at ~24 % efficiency
+            if watts.isFinite { energy += watts * dt / 1000 / 0.24 } // kJ of metabolic energy at ~24 % efficiency
         }
-        let rr = UInt16(clamping: Int((60.0 / heartRate * 1024).rounded()))
-        let measurement = HeartRateMeasurement(beatsPerMinute: Int(heartRate.rounded()), sensorContact: .detected,
-                                               energyExpendedKilojoules: Int(energy), rrIntervalsRaw: [rr])
+        // Whatever the recording or the model gave (a strap reports 20–250 bpm): the RR interval divides by it.
+        if !heartRate.isFinite { heartRate = model.restingHeartRate }
+        let bpm = Int(rounding: heartRate, within: RecordedRide.heartRates) ?? RecordedRide.heartRates.lowerBound
+        let measurement = HeartRateMeasurement(beatsPerMinute: bpm, sensorContact: .detected,
+                                               energyExpendedKilojoules: Int(rounding: energy, within: 0...0xFFFF),
+                                               rrIntervalsRaw: [UInt16(clamping: 61_440 / bpm)]) // 60 s × 1024 / bpm
         return (.heartRateMeasurement, measurement.encoded)
+    }
+}
+
+/// The simulated sensors' clocks: a step that is not a finite, non-negative number of seconds is none.
+enum SignalTime {
+    static func step(_ dt: Double) -> Double { dt.isFinite && dt > 0 ? dt : 0 }
+
+    /// Event times in a sensor's ticks (1/1024 or 1/2048 s), wrapping as its 16-bit counter does.
+    static func ticks(_ seconds: Double, perSecond: Double) -> UInt16 {
+        UInt16(truncatingIfNeeded: Int(rounding: (seconds * perSecond).rounded(.down), within: 0...Int.max) ?? 0)
+    }
+
+    /// Whole revolutions, wrapping as a 32-bit counter does.
+    static func revolutions(_ count: Double) -> UInt32 {
+        UInt32(truncatingIfNeeded: Int(rounding: count.rounded(.down), within: 0...Int.max) ?? 0)
     }
 }
 
@@ -50,26 +69,29 @@ struct PowerSignal: SimulatedSignal {
     }
 
     mutating func next(_ sample: RideProfile.Sample?, dt: Double) -> (BluetoothUUID, [UInt8])? {
+        let dt = SignalTime.step(dt)
         elapsed += dt
         if sample?.recorded == true, sample?.power == nil { return nil }
         let watts = sample?.power.map(Double.init) ?? sample.map { model.watts(speed: $0.speed, grade: $0.grade) } ?? 0
-        let modelCadence = watts < 15 ? 0 : min(105, 70 + 30 * watts / model.thresholdWatts)
+        let power = Int(rounding: watts, within: RecordedRide.powers) ?? 0
+        let modelCadence = power < 15 ? 0 : min(105, 70 + 30 * Double(power) / model.thresholdWatts)
         let cadence = sample?.power != nil ? Double(sample?.cadence ?? 0) : modelCadence // rpm
         crank = Self.advance(crank, perSecond: cadence / 60, dt: dt, now: elapsed)
         wheel = Self.advance(wheel, perSecond: (sample?.speed ?? 0) / (wheelMillimetres / 1000), dt: dt, now: elapsed)
         let measurement = CyclingPowerMeasurement(
-            powerWatts: Int(watts.rounded()),
-            wheel: !sendsWheel ? nil : RevolutionData(revolutions: UInt32(truncatingIfNeeded: Int(wheel.revolutions)),
-                                                      eventTime: UInt16(truncatingIfNeeded: Int(wheel.lastEvent * 2048)), ticksPerSecond: 2048, counterBits: 32),
-            crank: RevolutionData(revolutions: UInt32(truncatingIfNeeded: Int(crank.revolutions)),
-                                  eventTime: UInt16(truncatingIfNeeded: Int(crank.lastEvent * 1024)), ticksPerSecond: 1024, counterBits: 16))
+            powerWatts: power,
+            wheel: !sendsWheel ? nil : RevolutionData(revolutions: SignalTime.revolutions(wheel.revolutions),
+                                                      eventTime: SignalTime.ticks(wheel.lastEvent, perSecond: 2048), ticksPerSecond: 2048, counterBits: 32),
+            crank: RevolutionData(revolutions: SignalTime.revolutions(crank.revolutions),
+                                  eventTime: SignalTime.ticks(crank.lastEvent, perSecond: 1024), ticksPerSecond: 1024, counterBits: 16))
         return (.cyclingPowerMeasurement, measurement.encoded)
     }
 
     /// Counts whole revolutions; the event time is when the last whole one ended.
     static func advance(_ counter: (revolutions: Double, lastEvent: Double), perSecond rate: Double, dt: Double,
                                 now: Double) -> (revolutions: Double, lastEvent: Double) {
-        guard rate > 0 else { return counter }
+        // No wheel turns 100 times a second (700 km/h): a rate past it, or not a number, is none.
+        guard rate > 0, rate < 100 else { return counter }
         let before = counter.revolutions.rounded(.down)
         let total = counter.revolutions + rate * dt
         let whole = total.rounded(.down)
@@ -86,15 +108,16 @@ struct SpeedCadenceSignal: SimulatedSignal {
     private var wheel = (revolutions: 0.0, lastEvent: 0.0)
 
     mutating func next(_ sample: RideProfile.Sample?, dt: Double) -> (BluetoothUUID, [UInt8])? {
+        let dt = SignalTime.step(dt)
         elapsed += dt
         if sample?.recorded == true, sample?.speedRecorded != true { return nil }
         wheel = PowerSignal.advance(wheel, perSecond: (sample?.speed ?? 0) / (wheelMillimetres / 1000), dt: dt, now: elapsed)
         crank = PowerSignal.advance(crank, perSecond: Double(sample?.cadence ?? 0) / 60, dt: dt, now: elapsed)
         let measurement = CyclingSpeedCadenceMeasurement(
-            wheel: RevolutionData(revolutions: UInt32(truncatingIfNeeded: Int(wheel.revolutions)),
-                                  eventTime: UInt16(truncatingIfNeeded: Int(wheel.lastEvent * 1024)), ticksPerSecond: 1024, counterBits: 32),
-            crank: RevolutionData(revolutions: UInt32(truncatingIfNeeded: Int(crank.revolutions)),
-                                  eventTime: UInt16(truncatingIfNeeded: Int(crank.lastEvent * 1024)), ticksPerSecond: 1024, counterBits: 16))
+            wheel: RevolutionData(revolutions: SignalTime.revolutions(wheel.revolutions),
+                                  eventTime: SignalTime.ticks(wheel.lastEvent, perSecond: 1024), ticksPerSecond: 1024, counterBits: 32),
+            crank: RevolutionData(revolutions: SignalTime.revolutions(crank.revolutions),
+                                  eventTime: SignalTime.ticks(crank.lastEvent, perSecond: 1024), ticksPerSecond: 1024, counterBits: 16))
         return (.cscMeasurement, measurement.encoded)
     }
 }

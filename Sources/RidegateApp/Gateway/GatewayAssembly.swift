@@ -115,7 +115,7 @@ public enum GatewayAssembly {
             exportDirectory: config.ride.exportDirectory, exportFormats: config.ride.exportFormats,
             maximumBytes: Int64(config.ride.maximumMegabytes * 1_048_576), maximumAgeDays: config.ride.keepDays)
         let mqtt = outputs.compactMap { $0 as? MQTTSink }.first
-        return [RideLogSink(file: file, version: version, thresholdPower: config.zones.ftp, policy: policy, announce: { mqtt?.apply(.publish($0)) },
+        return [RideLogSink(file: file, version: version, policy: policy, announce: { mqtt?.apply(.publish($0)) },
                             health: health, logger: logger.labeled("rides"))]
     }
 
@@ -124,7 +124,7 @@ public enum GatewayAssembly {
     /// The zones a ride's time in zone is counted in and the rider its calories are for, from the config.
     public static func rideContext(_ config: GatewayConfig) -> RideStatistics.Context {
         RideStatistics.Context(heartRateZones: config.heartRate.enabled ? config.zones.zones : nil, powerZones: config.zones.powerZones,
-                               rider: config.rider)
+                               rider: config.rider, thresholdPower: config.zones.ftp)
     }
 
     /// The spool in the state directory: damaged files salvaged, a full or unwritable disk bridged in memory
@@ -174,6 +174,7 @@ public enum GatewayAssembly {
         settings.autoLapMeters = config.ride.autoLapKilometers.map { $0 * 1000 }
         settings.gpsEnabled = config.gps.enabled
         settings.powerZoneMarginWatts = config.zones.powerMarginWatts
+        settings.powerZoneDwellSeconds = config.zones.powerDwellSeconds
         settings.ledZones = config.led.zones
         settings.clockSamples = config.gps.enabled && config.gps.chronySocket != nil
         return settings

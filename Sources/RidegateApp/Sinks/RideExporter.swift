@@ -9,12 +9,10 @@ public struct RideExporter: Sendable {
     public let store: SQLiteRideStore
     /// "ridegate 0.1.0".
     public let creator: String
-    public let thresholdPower: Int?
 
-    public init(store: SQLiteRideStore, version: String, thresholdPower: Int?) {
+    public init(store: SQLiteRideStore, version: String) {
         self.store = store
         creator = "ridegate \(version)"
-        self.thresholdPower = thresholdPower
     }
 
     public enum Failure: Error, CustomStringConvertible {
@@ -49,7 +47,9 @@ public struct RideExporter: Sendable {
     public func write(_ ride: SQLiteRideStore.Ride, as format: RideFileFormat, into output: ([UInt8]) throws(Failure) -> Void) throws(Failure) {
         let made: RideSummary?
         let devices: [RideDevice]
+        let context: RideStatistics.Context
         do {
+            context = try store.context(ride: ride.id)
             made = try store.summary(ride: ride.id)
             devices = try store.devices(ride: ride.id)
         } catch {
@@ -57,8 +57,8 @@ public struct RideExporter: Sendable {
         }
         guard let summary = made else { throw .empty }
         let export = RideExport(summary: summary, name: ride.name, creator: creator, softwareVersion: Self.softwareVersion(creator),
-                                serialNumber: UInt32(truncatingIfNeeded: ride.id), devices: devices, context: store.context,
-                                thresholdPower: thresholdPower, utcOffsetSeconds: LocalTime.utcOffset(at: summary.statistics.start))
+                                serialNumber: UInt32(truncatingIfNeeded: ride.id), devices: devices, context: context,
+                                thresholdPower: context.thresholdPower, utcOffsetSeconds: LocalTime.utcOffset(at: summary.statistics.start))
         var writer = format.writer(export)
         var pending: [UInt8] = []
         var outputFailure: Failure?

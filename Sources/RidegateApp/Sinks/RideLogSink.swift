@@ -35,7 +35,6 @@ public final class RideLogSink: EffectSink, @unchecked Sendable {
     public let batchSeconds: Double
     private let file: RideLogFile
     private let version: String
-    private let thresholdPower: Int?
     private let policy: Policy
     private let announce: @Sendable (Publication) -> Void
     private let health: HealthFields
@@ -58,12 +57,11 @@ public final class RideLogSink: EffectSink, @unchecked Sendable {
         var firstTime: Timestamp?
     }
 
-    public init(file: RideLogFile, version: String, thresholdPower: Int?, policy: Policy = Policy(),
+    public init(file: RideLogFile, version: String, policy: Policy = Policy(),
                 announce: @escaping @Sendable (Publication) -> Void = { _ in }, health: HealthFields = HealthFields(), logger: Logger,
                 batchSeconds: Double = 5) {
         self.file = file
         self.version = version
-        self.thresholdPower = thresholdPower
         self.policy = policy
         self.announce = announce
         self.health = health
@@ -221,7 +219,7 @@ public final class RideLogSink: EffectSink, @unchecked Sendable {
     }
 
     private func export(_ ride: SQLiteRideStore.Ride, from store: SQLiteRideStore, into directory: String) -> [String] {
-        let exporter = RideExporter(store: store, version: version, thresholdPower: thresholdPower)
+        let exporter = RideExporter(store: store, version: version)
         var written: [String] = []
         do throws(SpoolError) {
             for format in policy.exportFormats {

@@ -19,9 +19,16 @@ extension GatewayConfig {
         public var dwellSeconds = 3.0
         /// Functional threshold power (W): with it, power zones (Coggan's seven levels by default).
         public var ftp: Int?
+        /// The FTPs accepted (W): a value outside is a typo (or a head unit's file's placeholder).
+        public static let ftpRange = 50...2000
         /// Lower bounds of power zones 2… as percentages of FTP (zone 1 starts at 1 W).
         public var powerPercentages: [Double] = [56, 76, 91, 106, 121, 151]
-        public var powerMarginWatts = 10
+        public var powerMarginWatts = 20
+        /// The power zone's dwell: short, as the 3 s average it follows already smooths a pedal stroke, and a head
+        /// unit shows a surge's zone at once (a 3 s dwell on top showed a 10 s sprint as it ended).
+        public var powerDwellSeconds = 1.0
+
+        public init() {}
 
         public var powerZones: ZoneBoundaries? { ftp.map { ZoneBoundaries.power(ftp: $0, percentages: powerPercentages) } }
 
@@ -65,11 +72,12 @@ extension GatewayConfig {
                             "1 to 10 strictly increasing percentages of max_hr between 30 and 100, e.g. [50, 60, 70, 80, 90]")
         zones.marginBPM = try z.integer("margin_bpm", default: zones.marginBPM, range: 0...20)
         zones.dwellSeconds = try z.number("dwell_s", default: zones.dwellSeconds, range: 0...60)
-        zones.ftp = try z.optionalInteger("ftp", range: 50...2000)
+        zones.ftp = try z.optionalInteger("ftp", range: Zones.ftpRange)
         zones.powerPercentages = try z.numbers("power_percentages", default: zones.powerPercentages)
         try Self.increasing(zones.powerPercentages, count: 1...9, within: 10...300, z, "power_percentages",
                             "1 to 9 strictly increasing percentages of ftp from 10 to 300 (the lower bounds of zones 2 and up), e.g. [56, 76, 91, 106, 121, 151]")
         zones.powerMarginWatts = try z.integer("power_margin_w", default: zones.powerMarginWatts, range: 0...100)
+        zones.powerDwellSeconds = try z.number("power_dwell_s", default: zones.powerDwellSeconds, range: 0...60)
         try z.finish()
         return zones
     }

@@ -47,8 +47,8 @@ public struct DisplayUnits: Sendable, Equatable {
     /// `26 m` or `85 ft` (climbing, altitude).
     public func height(metres: Double) -> String {
         switch system {
-        case .metric: "\(Int(metres.rounded())) m"
-        case .imperial: "\(Int((metres / Self.metresPerFoot).rounded())) ft"
+        case .metric: "\(Int(rounding: metres, within: Int.min...Int.max) ?? 0) m"
+        case .imperial: "\(Int(rounding: metres / Self.metresPerFoot, within: Int.min...Int.max) ?? 0) ft"
         }
     }
 
@@ -66,7 +66,7 @@ public struct DisplayUnits: Sendable, Equatable {
 
     /// `1:02:03` (hours not padded), for moving time and countdowns.
     public static func duration(seconds: Double) -> String {
-        let s = max(0, Int(seconds.isFinite ? seconds : 0))
+        let s = Int(rounding: seconds.rounded(.down), within: 0...Int.max) ?? 0
         let m = s / 60 % 60, r = s % 60
         return "\(s / 3600):" + (m < 10 ? "0\(m)" : "\(m)") + ":" + (r < 10 ? "0\(r)" : "\(r)")
     }

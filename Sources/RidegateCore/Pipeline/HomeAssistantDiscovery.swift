@@ -173,8 +173,8 @@ public struct HomeAssistantDiscovery: Sendable {
     }
 
     func expiry(_ interval: Double) -> Int {
-        guard interval.isFinite, interval > 0 else { return Self.minimumExpirySeconds }
-        return max(Self.minimumExpirySeconds, Int((3 * interval).rounded(.up)))
+        guard interval > 0 else { return Self.minimumExpirySeconds }
+        return Int(rounding: (3 * interval).rounded(.up), within: Self.minimumExpirySeconds...86_400) ?? Self.minimumExpirySeconds
     }
 
     func stateFields(_ w: inout JSONObjectWriter, topic: String, template: String, icon: String? = nil) {

@@ -80,13 +80,11 @@ extension FITActivity {
     }
 
     static func scaled(_ value: Double, _ scale: Double) -> UInt16 {
-        guard value.isFinite else { return 0xFFFF }
-        return UInt16(clamping: max(0, min(0xFFFE, Int64((value * scale).rounded()))))
+        Int(rounding: value * scale, within: 0...0xFFFE).map { UInt16($0) } ?? 0xFFFF
     }
 
     static func scaled32(_ value: Double, _ scale: Double) -> UInt32 {
-        guard value.isFinite else { return 0xFFFF_FFFF }
-        return UInt32(clamping: max(0, min(Int64(UInt32.max - 1), Int64((value * scale).rounded()))))
+        Int(rounding: value * scale, within: 0...Int(UInt32.max - 1)).map { UInt32($0) } ?? 0xFFFF_FFFF
     }
 
     static func byte(_ value: Int?) -> UInt8 { value.map { UInt8(clamping: max(0, min(254, $0))) } ?? 0xFF }

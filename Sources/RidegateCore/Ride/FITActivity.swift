@@ -39,7 +39,7 @@ public struct FITActivity: RideFileWriter {
             w.s32(Self.semicircles(record.longitude))
             w.u16(record.altitude.map { Self.scaled($0 + 500, 5) } ?? 0xFFFF)
             w.u8(Self.byte(record.heartRate))
-            w.u8(Self.byte(record.cadence.map { Int($0.rounded()) }))
+            w.u8(Self.byte(record.cadence.flatMap { Int(rounding: $0, within: 0...254) }))
             w.u32(Self.scaled32(record.distance, 100))
             w.u16(record.speed.map { Self.scaled($0, 1000) } ?? 0xFFFF)
             w.u16(record.power.map { UInt16(clamping: max(0, min(0xFFFE, $0))) } ?? 0xFFFF)

@@ -59,6 +59,8 @@ public struct FITActivityFile: Sendable {
     public var events: [Event] = []
     public var sessions: [Totals] = []
     public var laps: [Totals] = []
+    /// The rider's FTP in the zones target message (functional_threshold_power), where the head unit wrote one.
+    public var zonesThresholdPower: Int?
 
     public init(_ bytes: [UInt8]) throws(FITDecodingError) {
         self.init(messages: try FITDecoder.decode(bytes))
@@ -75,6 +77,7 @@ public struct FITActivityFile: Sendable {
                 }
             case 18: sessions.append(Self.totals(message, offsets: Self.sessionFields))
             case 19: laps.append(Self.totals(message, offsets: Self.lapFields))
+            case 7: zonesThresholdPower = message.integer(3).map { Int(clamping: $0) } ?? zonesThresholdPower
             default: break
             }
         }

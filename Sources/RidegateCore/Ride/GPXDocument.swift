@@ -47,7 +47,7 @@ public struct GPXDocument: RideFileWriter {
             if record.heartRate != nil || record.cadence != nil {
                 text += "<gpxtpx:TrackPointExtension>"
                 if let hr = record.heartRate { text += "<gpxtpx:hr>\(max(0, min(255, hr)))</gpxtpx:hr>" }
-                if let cadence = record.cadence { text += "<gpxtpx:cad>\(max(0, min(254, Int(cadence.rounded()))))</gpxtpx:cad>" }
+                if let cadence = record.cadence { text += "<gpxtpx:cad>\(Int(rounding: cadence, within: 0...254) ?? 0)</gpxtpx:cad>" }
                 text += "</gpxtpx:TrackPointExtension>"
             }
             text += "</extensions>"

@@ -51,11 +51,15 @@ public struct RideStatistics: Sendable, Equatable {
         public var heartRateZones: ZoneBoundaries?
         public var powerZones: ZoneBoundaries?
         public var rider: RiderProfile?
+        /// The functional threshold power the power zones come from (a FIT file's threshold_power).
+        public var thresholdPower: Int?
 
-        public init(heartRateZones: ZoneBoundaries? = nil, powerZones: ZoneBoundaries? = nil, rider: RiderProfile? = nil) {
+        public init(heartRateZones: ZoneBoundaries? = nil, powerZones: ZoneBoundaries? = nil, rider: RiderProfile? = nil,
+                    thresholdPower: Int? = nil) {
             self.heartRateZones = heartRateZones
             self.powerZones = powerZones
             self.rider = rider
+            self.thresholdPower = thresholdPower
         }
     }
 

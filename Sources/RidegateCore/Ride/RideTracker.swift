@@ -4,6 +4,13 @@
 /// metres. Here a fix adds distance only while the bike is moving (speed at or above the auto-pause
 /// threshold); while paused the last moving position stays the anchor, so on restart the first leg is
 /// measured from where the bike really stopped, and jitter around the stop never accumulates.
+///
+/// Across a gap in the fixes (longer than `maximumGapSeconds`: a tunnel, a cold start, a stalled reader, a head
+/// unit that stopped recording while auto-paused) the straight line counts only where it is plausible riding:
+/// an implied speed from the auto-pause speed to `maximumRidingSpeed`, and at least half the ride's average moving
+/// speed so far (a tunnel is ridden at about the ride's pace; positions that drifted or rolled 30–50 m while the
+/// rider stood a minute are not). Otherwise the new position is marked without distance: a gap never invents
+/// distance, at the cost of a slow tunnel's. A gap's time is never moving time.
 public struct RideTracker: Sendable {
     public struct Summary: Sendable, Equatable {
         public var distanceMeters: Double = 0
@@ -23,7 +30,10 @@ public struct RideTracker: Sendable {
     public let autoPauseSpeed: Double
     /// A gap longer than this (tunnel, unplugged receiver) is not counted as moving time.
     public let maximumGapSeconds: Double
+    /// Faster than this (m/s, 108 km/h) across a gap is a jump, not riding.
+    public static let maximumRidingSpeed = 30.0
     public private(set) var summary = Summary()
+    /// The last moving position, which the next leg is measured from.
     private var anchor: (lat: Double, lon: Double, time: Timestamp)?
     private var previousTime: Timestamp?
     private var startTime: Timestamp?
@@ -56,19 +66,26 @@ public struct RideTracker: Sendable {
             return
         }
 
+        let gap = previousTime.map { time - $0 } ?? 0
         if moving {
             if let a = anchor {
-                summary.distanceMeters += GreatCircle.distanceMeters(lat1: a.lat, lon1: a.lon, lat2: lat, lon2: lon)
+                let leg = GreatCircle.distanceMeters(lat1: a.lat, lon1: a.lon, lat2: lat, lon2: lon)
+                if gap <= maximumGapSeconds || isRiding(leg, seconds: time - a.time) { summary.distanceMeters += leg }
             }
-            if let previous = previousTime, time - previous <= maximumGapSeconds {
-                summary.movingSeconds += time - previous
-            }
+            if previousTime != nil, gap <= maximumGapSeconds { summary.movingSeconds += gap }
             summary.maxSpeedMetersPerSecond = max(summary.maxSpeedMetersPerSecond, speed ?? 0)
             anchor = (lat, lon, time)
-        } else if anchor == nil {
+        } else if anchor == nil || gap > maximumGapSeconds {
             anchor = (lat, lon, time)
         }
         previousTime = time
+    }
+
+    /// Whether `leg` metres in `seconds`, across a gap, is plausibly ridden.
+    private func isRiding(_ leg: Double, seconds: Double) -> Bool {
+        guard seconds > 0, leg.isFinite else { return false }
+        let implied = leg / seconds
+        return implied >= autoPauseSpeed && implied <= Self.maximumRidingSpeed && implied >= 0.5 * summary.averageMovingSpeedMetersPerSecond
     }
 
     /// Distance from a wheel sensor while there is no position fix (a tunnel, a forest): counted like GPS

@@ -45,7 +45,7 @@ public struct TCXDocument: RideFileWriter {
         if let altitude = record.altitude { text += "<AltitudeMeters>" + GPXDocument.number(altitude, 1) + "</AltitudeMeters>" }
         text += "<DistanceMeters>" + GPXDocument.number(record.distance, 1) + "</DistanceMeters>"
         if let hr = record.heartRate, hr > 0 { text += "<HeartRateBpm><Value>\(min(255, hr))</Value></HeartRateBpm>" }
-        if let cadence = record.cadence { text += "<Cadence>\(min(254, max(0, Int(cadence.rounded()))))</Cadence>" }
+        if let cadence = record.cadence { text += "<Cadence>\(Int(rounding: cadence, within: 0...254) ?? 0)</Cadence>" }
         if record.speed != nil || record.power != nil {
             text += "<Extensions><ns3:TPX>"
             if let speed = record.speed { text += "<ns3:Speed>" + GPXDocument.number(speed, 2) + "</ns3:Speed>" }
@@ -83,7 +83,7 @@ public struct TCXDocument: RideFileWriter {
             text += "        <MaximumHeartRateBpm><Value>\(min(255, maximum))</Value></MaximumHeartRateBpm>\n"
         }
         text += "        <Intensity>Active</Intensity>\n"
-        if let cadence = s.averageCadence { text += "        <Cadence>\(min(254, Int(cadence.rounded())))</Cadence>\n" }
+        if let cadence = s.averageCadence { text += "        <Cadence>\(Int(rounding: cadence, within: 0...254) ?? 0)</Cadence>\n" }
         text += "        <TriggerMethod>\(lap.trigger.tcxValue)</TriggerMethod>\n        <Track>\n"
         out += Array(text.utf8)
         lapOpen = true

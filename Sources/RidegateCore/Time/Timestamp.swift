@@ -28,7 +28,8 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
 
     /// ISO 8601 UTC with milliseconds: `2026-06-21T07:00:00.000Z`.
     public var iso8601: String {
-        let millis = Int64((secondsSince1970 * 1000).rounded(.down))
+        // Held within ±2^62 ms (146 million years) so the arithmetic below cannot overflow; NaN reads as the epoch.
+        let millis = Int64(Int(rounding: (secondsSince1970 * 1000).rounded(.down), within: -(1 << 62)...(1 << 62)) ?? 0)
         let days = Int((Double(millis) / 86_400_000).rounded(.down))
         var msOfDay = Int(millis - Int64(days) * 86_400_000)
         let hour = msOfDay / 3_600_000

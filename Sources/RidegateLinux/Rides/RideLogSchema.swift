@@ -39,6 +39,12 @@ enum RideLogSchema {
                               measures TEXT NOT NULL DEFAULT '', name TEXT, manufacturer TEXT, model TEXT, serial TEXT, battery INTEGER,
                               PRIMARY KEY (ride, sensor));
         """,
+        // 4: the FTP and power zones a ride was ridden with (a demo's from its recording), so its time in zone is
+        // counted in them whatever config later reads it.
+        """
+        ALTER TABLE rides ADD COLUMN ftp INTEGER;
+        ALTER TABLE rides ADD COLUMN power_zones TEXT;
+        """,
     ]
 
     /// What the steps end at, for a new file in one go (the added columns last, in the order the steps add them).
@@ -47,7 +53,7 @@ enum RideLogSchema {
                             points INTEGER NOT NULL DEFAULT 0, distance REAL NOT NULL DEFAULT 0,
                             moving REAL NOT NULL DEFAULT 0, exported TEXT NOT NULL DEFAULT '',
                             name TEXT, moved REAL, gain REAL, loss REAL, hr_avg REAL, hr_max INTEGER,
-                            closed INTEGER NOT NULL DEFAULT 0, totals TEXT);
+                            closed INTEGER NOT NULL DEFAULT 0, totals TEXT, ftp INTEGER, power_zones TEXT);
         CREATE TABLE points (ride INTEGER NOT NULL REFERENCES rides(id) ON DELETE CASCADE, time REAL NOT NULL,
                              lat REAL, lon REAL, alt REAL, speed REAL, distance REAL NOT NULL,
                              hr INTEGER, cadence REAL, power INTEGER, moving INTEGER NOT NULL DEFAULT 0);

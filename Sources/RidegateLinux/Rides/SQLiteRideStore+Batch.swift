@@ -94,9 +94,11 @@ extension SQLiteRideStore {
             let t = point.time.secondsSince1970
             let name = point.position.map { RideName.make(start: point.time, latitude: $0.latitude, longitude: $0.longitude) }
                 ?? RideName.make(start: point.time)
-            let create = try store.prepare("INSERT INTO rides (start, end, moved, distance, name) VALUES (?1, ?1, ?1, 0, ?2)")
+            let create = try store.prepare("INSERT INTO rides (start, end, moved, distance, name, ftp, power_zones) VALUES (?1, ?1, ?1, 0, ?2, ?3, ?4)")
             sqlite3_bind_double(create, 1, t)
             SQLiteCalls.bindText(create, 2, name)
+            store.bind(create, 3, store.context.thresholdPower.map(Double.init))
+            store.bind(create, 4, store.context.powerZones.map { $0.lowerBounds.map(String.init).joined(separator: ",") })
             let created = sqlite3_step(create)
             sqlite3_finalize(create)
             guard created == SQLITE_DONE else { throw store.error("create a ride") }

@@ -39,8 +39,8 @@ extension SQLiteRideStore {
             try body(RidePoint(time: Timestamp(secondsSince1970: sqlite3_column_double(statement, 0)),
                                latitude: optional(1), longitude: optional(2), altitude: optional(3), speed: optional(4),
                                distance: sqlite3_column_double(statement, 5), moving: sqlite3_column_int(statement, 9) != 0,
-                               heartRate: optional(6).map { Int(clamping: Int64($0)) }, cadence: optional(7),
-                               power: optional(8).map { Int(clamping: Int64($0)) }))
+                               heartRate: optional(6).flatMap { Int(rounding: $0, within: 0...0xFFFF) }, cadence: optional(7),
+                               power: optional(8).flatMap { Int(rounding: $0, within: -0x8000...0xFFFF) }))
         }
     }
 
@@ -78,11 +78,26 @@ extension SQLiteRideStore {
         return devices
     }
 
-    /// The ride's totals and laps from its points (a pass over them), counted in this store's zones.
+    /// The ride's totals and laps from its points (a pass over them), counted in the zones it was ridden with.
     public func summary(ride: Int64) throws(SpoolError) -> RideSummary? {
-        var builder = RideSummary.Builder(laps: try laps(ride: ride), context: context)
+        var builder = RideSummary.Builder(laps: try laps(ride: ride), context: try context(ride: ride))
         try forEachPoint(ride: ride) { builder.add($0) }
         return builder.finish()
+    }
+
+    /// This store's context with the FTP and power zones the ride was ridden with, where the ride log has them (a
+    /// ride recorded before they were kept, or without an FTP, is counted in this store's).
+    public func context(ride: Int64) throws(SpoolError) -> RideStatistics.Context {
+        let statement = try prepare("SELECT ftp, power_zones FROM rides WHERE id = ?1 AND power_zones IS NOT NULL")
+        defer { sqlite3_finalize(statement) }
+        sqlite3_bind_int64(statement, 1, ride)
+        var ridden = context
+        guard try step(statement, "read the ride's zones") else { return ridden }
+        let zones = ZoneBoundaries(lowerBounds: text(statement, 1).split(separator: ",").compactMap { Int($0) })
+        guard zones.isValid, zones.lowerBounds.allSatisfy({ (0...0xFFFE).contains($0) }) else { return ridden }
+        ridden.powerZones = zones
+        ridden.thresholdPower = sqlite3_column_type(statement, 0) == SQLITE_NULL ? nil : Int(sqlite3_column_int64(statement, 0))
+        return ridden
     }
 
     /// One step of a query: true for a row, false at its end, an error for anything else (SQLITE_CORRUPT is not

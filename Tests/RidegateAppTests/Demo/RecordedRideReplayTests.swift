@@ -27,23 +27,9 @@ import Testing
         let seconds = (file.records.last?.time).map { $0 - (file.records.first?.time ?? $0) } ?? 0
         let fastest = file.records.contains { $0.power != nil } ? 60.0 : 200.0
         let speed = Int(max(10, min(fastest, seconds / 30)))
-        let broker = try await MosquittoBroker.start()
-        let state = FileManager.default.temporaryDirectory.appendingPathComponent("rg-replay-\(UUID().uuidString)").path
-        let demo = try ChildProcess(RidegateAppTestsPaths.executable,
-                                    ["demo", "--ride", Fixtures.path("rides/\(ride).fit"), "--speed", String(speed), "--broker", "127.0.0.1:\(broker.port)",
-                                     "--state-directory", state, "--device-id", "replay"], captureOutput: true)
-        // The demo ends with its ride.
-        let status = await demo.waitForExit(timeout: TestTime.seconds(240)).flatMap(ChildProcess.exitCode)
-        let said = await demo.waitForAllOutput(timeout: 5)
-        // A ride that started without one of its sensors (the demo waited its patience out) lacks that sensor's start.
-        #expect(!said.contains { $0.contains("the ride starts without every sensor connected") }, "\(ride): \(said.filter { $0.hasPrefix("warning") })")
-        #expect(status == 0, "\(ride): \(said.suffix(5))")
-        let list = try ChildProcess(RidegateAppTestsPaths.executable, ["rides", "list", "--json", "--state-directory", state], captureOutput: true)
-        #expect(await list.waitForExit(timeout: TestTime.seconds(30)).flatMap(ChildProcess.exitCode) == 0)
-        let listed = (await list.waitForAllOutput(timeout: 5)).joined()
-        let rides = try JSONSerialization.jsonObject(with: Data(listed.utf8)) as? [[String: Any]] ?? []
-        #expect(rides.count == 1, "\(ride): \(rides.count) rides recorded, one expected")
-        let first = try rides.first.map { try JSONSerialization.data(withJSONObject: $0) } ?? Data("{}".utf8)
+        let replay = try await DemoReplay.run(Fixtures.path("rides/\(ride).fit"), speed: speed)
+        #expect(replay.rides.count == 1, "\(ride): \(replay.rides.count) rides recorded, one expected")
+        let first = try replay.rides.first.map { try JSONSerialization.data(withJSONObject: $0) } ?? Data("{}".utf8)
         return String(decoding: first, as: UTF8.self)
     }
 
@@ -106,6 +92,34 @@ import Testing
             near("elevation_gain_m", Double(ascent), 0.15)
         }
         #expect(checked >= 1, "no ride without auto-pause in the corpus")
+    }
+}
+
+/// `ridegate demo --ride FILE.fit` to its end against a broker of its own, and what `rides list --json` then says.
+enum DemoReplay {
+    struct Result {
+        var rides: [[String: Any]]
+        var output: [String]
+        var state: String
+    }
+
+    static func run(_ path: String, speed: Int) async throws -> Result {
+        let broker = try await MosquittoBroker.start()
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("rg-replay-\(UUID().uuidString)").path
+        let demo = try ChildProcess(RidegateAppTestsPaths.executable,
+                                    ["demo", "--ride", path, "--speed", String(speed), "--broker", "127.0.0.1:\(broker.port)",
+                                     "--state-directory", state, "--device-id", "replay"], captureOutput: true)
+        // The demo ends with its ride.
+        let status = await demo.waitForExit(timeout: TestTime.seconds(240)).flatMap(ChildProcess.exitCode)
+        let said = await demo.waitForAllOutput(timeout: 5)
+        // A ride that started without one of its sensors (the demo waited its patience out) lacks that sensor's start.
+        #expect(!said.contains { $0.contains("the ride starts without every sensor connected") }, "\(path): \(said.filter { $0.hasPrefix("warning") })")
+        #expect(status == 0, "\(path): \(said.suffix(5))")
+        let list = try ChildProcess(RidegateAppTestsPaths.executable, ["rides", "list", "--json", "--state-directory", state], captureOutput: true)
+        #expect(await list.waitForExit(timeout: TestTime.seconds(30)).flatMap(ChildProcess.exitCode) == 0)
+        let listed = (await list.waitForAllOutput(timeout: 5)).joined()
+        let rides = try JSONSerialization.jsonObject(with: Data(listed.utf8)) as? [[String: Any]] ?? []
+        return Result(rides: rides, output: said, state: state)
     }
 }
 

@@ -65,4 +65,53 @@ import Testing
         tracker.add(fix(40.1, -105, 5, speed: 5))
         #expect(tracker.summary.distanceMeters == 0)
     }
+
+    /// Riding north at `speed` for `seconds`, one fix a second, from `north` metres at `t`.
+    func ride(_ tracker: inout RideTracker, north: inout Double, t: inout Double, seconds: Int, speed: Double) {
+        for _ in 0..<seconds {
+            north += speed; t += 1
+            tracker.add(fix(40 + north / 111_195, -105, t, speed: speed))
+        }
+    }
+
+    @Test("A gap while the rider stood (no fixes for 30–120 s, the position 30–50 m off when they return): no distance added")
+    func pausedGapAddsNothing() {
+        var tracker = RideTracker(autoPauseSpeed: 1.0)
+        var north = 0.0, t = 0.0
+        ride(&tracker, north: &north, t: &t, seconds: 120, speed: 7)
+        for (seconds, drift) in [(30.0, 50.0), (60, 40), (120, 30), (45, 45)] {
+            let before = tracker.summary.distanceMeters
+            t += seconds
+            north += drift // drifted while standing: not ridden
+            tracker.add(fix(40 + north / 111_195, -105, t, speed: 1.5))
+            #expect(tracker.summary.distanceMeters - before < 1, "a \(seconds) s gap added \(tracker.summary.distanceMeters - before) m")
+            ride(&tracker, north: &north, t: &t, seconds: 60, speed: 7)
+        }
+        #expect(tracker.summary.movingSeconds == 359) // the first fix has no second before it
+    }
+
+    @Test("A tunnel (no fixes for a minute, the position a minute's riding further on): the line across it counts, its time does not")
+    func tunnelCounts() {
+        var tracker = RideTracker(autoPauseSpeed: 1.0)
+        var north = 0.0, t = 0.0
+        ride(&tracker, north: &north, t: &t, seconds: 120, speed: 8)
+        let before = tracker.summary.distanceMeters
+        t += 60
+        north += 470
+        tracker.add(fix(40 + north / 111_195, -105, t, speed: 8))
+        #expect(abs(tracker.summary.distanceMeters - before - 470) < 5)
+        #expect(tracker.summary.movingSeconds == 119)
+    }
+
+    @Test("Across a gap, a jump faster than riding (a fix 5 km away a minute later) adds nothing")
+    func jumpAcrossGapAddsNothing() {
+        var tracker = RideTracker(autoPauseSpeed: 1.0)
+        var north = 0.0, t = 0.0
+        ride(&tracker, north: &north, t: &t, seconds: 60, speed: 8)
+        let before = tracker.summary.distanceMeters
+        t += 60
+        north += 5000
+        tracker.add(fix(40 + north / 111_195, -105, t, speed: 8))
+        #expect(tracker.summary.distanceMeters == before)
+    }
 }

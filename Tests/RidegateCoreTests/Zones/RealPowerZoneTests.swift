@@ -25,9 +25,12 @@ import Testing
     static let meter = SensorRef(kind: .power, id: "pm")
 
     /// The power stream through the core as a power meter's readings, one a second, with the file's FTP.
-    static func ride(_ stream: Stream) -> (core: GatewayCore, shown: [(offset: Double, average: Double?, zone: Int?)]) {
+    static func ride(_ stream: Stream, dwell: Double = GatewayConfig.Zones().powerDwellSeconds,
+                     margin: Int = GatewayConfig.Zones().powerMarginWatts) -> (core: GatewayCore, shown: [(offset: Double, average: Double?, zone: Int?)]) {
         var settings = GatewayCore.Settings(zones: .percentOfMax(190, percentages: [50, 60, 70, 80, 90]), zoneDwellSeconds: 3)
         settings.powerZones = .power(ftp: stream.ftp)
+        settings.powerZoneDwellSeconds = dwell
+        settings.powerZoneMarginWatts = margin
         settings.rideSummaryInterval = 1e9
         var core = GatewayCore(settings: settings)
         var shown: [(Double, Double?, Int?)] = []
@@ -77,7 +80,7 @@ import Testing
     @Test("The shown zone follows every sustained change of the 3 s power within the dwell and a second", arguments: streams)
     func followsSustainedChanges(stream: Stream) throws {
         let zones = ZoneBoundaries.power(ftp: stream.ftp)
-        let margin = 10, dwell = 3.0
+        let margin = GatewayConfig.Zones().powerMarginWatts, dwell = GatewayConfig.Zones().powerDwellSeconds
         let (_, shown) = Self.ride(stream)
         /// The zone a 3 s average is in clear of every boundary by the margin, or nil when it is near one.
         func clear(_ watts: Double) -> Int? {
@@ -105,5 +108,59 @@ import Testing
         }
         #expect(sustained > 20, "\(stream.name): only \(sustained) sustained stretches to judge")
         #expect(missed.isEmpty, "\(stream.name): \(missed.count) of \(sustained) sustained changes not followed: \(missed.prefix(5))")
+    }
+
+    /// The zone of each reading's 3 s average, without hysteresis.
+    static func averageZones(_ shown: [(offset: Double, average: Double?, zone: Int?)], _ zones: ZoneBoundaries) -> [Int?] {
+        shown.map { $0.average.flatMap { Int(rounding: $0, within: 0...0xFFFF) }.map(zones.zone(for:)) }
+    }
+
+    @Test("A surge shows: the zone follows the 3 s power into a zone within 2 s of its entering it, when it stays there that long", arguments: streams)
+    func surgeShowsWithinTwoSeconds(stream: Stream) {
+        let zones = ZoneBoundaries.power(ftp: stream.ftp)
+        let (_, shown) = Self.ride(stream)
+        let raw = Self.averageZones(shown, zones)
+        let margin = GatewayConfig.Zones().powerMarginWatts
+        var late: [String] = []
+        var entries = 0
+        for index in shown.indices.dropFirst() {
+            // The 3 s power enters a zone past the margin (no boundary within it) and stays in it 2 s or more.
+            guard let z = raw[index], raw[index - 1] != z, let average = shown[index].average,
+                  zones.zone(for: Int(average.rounded()) - margin) == z, zones.zone(for: Int(average.rounded()) + margin) == z else { continue }
+            let start = shown[index].offset
+            let window = shown.indices[index...].prefix { shown[$0].offset <= start + 2 }
+            // Clear of the boundaries by the margin all the while (within it, the hysteresis keeps the zone on purpose).
+            let clear = window.allSatisfy { shown[$0].average.map { zones.zone(for: Int($0.rounded()) - margin) == z && zones.zone(for: Int($0.rounded()) + margin) == z } == true }
+            guard let end = window.last, shown[end].offset == start + 2, clear else { continue }
+            entries += 1
+            if shown[end].zone != z { late.append("at \(Int(start)) s: zone \(z), shown \(window.map { shown[$0].zone ?? -1 })") }
+        }
+        print("power zone: \(stream.name): \(entries) surges into a zone held 2 s, \(late.count) shown late")
+        #expect(entries > 0)
+        #expect(late.isEmpty, "\(stream.name): \(late.count) of \(entries) shown more than 2 s late: \(late.prefix(5))")
+    }
+
+    @Test("On steady stretches (a minute within ±15 % of its mean power) the zone changes no more often than with a 3 s dwell and a 10 W margin", arguments: streams)
+    func steadyStretchesDoNotFlicker(stream: Stream) {
+        func changes(dwell: Double, margin: Int = 10) -> (changes: Int, minutes: Double) {
+            let (_, shown) = Self.ride(stream, dwell: dwell, margin: margin)
+            var count = 0, seconds = 0.0, index = 0
+            while index + 60 < shown.count {
+                let window = shown[index..<(index + 60)].compactMap(\.average)
+                let mean = window.reduce(0, +) / Double(max(1, window.count))
+                guard window.count == 60, mean > 50, window.allSatisfy({ abs($0 - mean) <= 0.15 * mean }) else { index += 1; continue }
+                let zonesShown = shown[index..<(index + 60)].map(\.zone)
+                count += zip(zonesShown, zonesShown.dropFirst()).filter { $0 != $1 }.count
+                seconds += 60
+                index += 60
+            }
+            return (count, seconds / 60)
+        }
+        // Before: a 3 s dwell and a 10 W margin. Now: a shorter dwell, the margin widened to hold steady riding.
+        let defaults = GatewayConfig.Zones()
+        let before = changes(dwell: 3, margin: 10), now = changes(dwell: defaults.powerDwellSeconds, margin: defaults.powerMarginWatts)
+        print("power zone: \(stream.name): steady \(before.minutes) min, \(before.changes) zone changes with a 3 s dwell and 10 W margin, "
+              + "\(now.changes) with \(defaults.powerDwellSeconds) s and \(defaults.powerMarginWatts) W")
+        #expect(now.changes <= before.changes, "\(stream.name): \(now.changes) zone changes on \(before.minutes) steady minutes, \(before.changes) before")
     }
 }
