@@ -91,13 +91,16 @@ struct NMEAReplayer: Sendable {
         return found
     }
 
-    /// Waits out the gap since the previous epoch (scaled by `speed`), then writes this one.
+    /// Waits out the gap since the previous epoch (scaled by `speed`), then writes this one. A gap lasts as long as
+    /// the capture says: shortened, its next epochs would read as a receiver whose clock jumped ahead of the
+    /// gateway's, which GPS time rejects for 30 s (a 10 Hz capture's minute without fixes lost 30 s of riding).
+    /// Only a gap over an hour (captures joined together) is cut to one.
     private func play(_ epoch: NMEAEpochGrouper.Epoch, after previousTime: inout Double?, into pty: PseudoTerminal) async -> Bool {
         if Task.isCancelled { return false }
         if let t = epoch.timeOfDay, let p = previousTime {
             var dt = t - p
             if dt < 0 { dt += 86_400 }
-            await EventLoop.sleep(seconds: min(dt, 10) / speed)
+            await EventLoop.sleep(seconds: min(dt, 3600) / speed)
         }
         previousTime = epoch.timeOfDay ?? previousTime
         return await Self.write(epoch.bytes, to: pty.controller, logger: logger)

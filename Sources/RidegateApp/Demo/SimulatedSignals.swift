@@ -1,3 +1,4 @@
+import Glibc
 import RidegateCore
 
 /// What a simulated sensor sends each ride second, from the ride's speed and grade.
@@ -63,6 +64,11 @@ struct PowerSignal: SimulatedSignal {
     private var elapsed = 0.0
     private var crank = (revolutions: 0.0, lastEvent: 0.0)
     private var wheel = (revolutions: 0.0, lastEvent: 0.0)
+    /// The modelled power as the rider puts it out: following the model with a 3 s time constant. The model's
+    /// grade comes from GPS altitude, whose noise swung its power by 200 W from one second to the next — no
+    /// rider's, and a zone no LED could show.
+    private var effort: Double?
+    static let effortTimeConstant = 3.0
 
     init(sendsWheel: Bool = true) {
         self.sendsWheel = sendsWheel
@@ -72,7 +78,14 @@ struct PowerSignal: SimulatedSignal {
         let dt = SignalTime.step(dt)
         elapsed += dt
         if sample?.recorded == true, sample?.power == nil { return nil }
-        let watts = sample?.power.map(Double.init) ?? sample.map { model.watts(speed: $0.speed, grade: $0.grade) } ?? 0
+        let watts: Double
+        if let recorded = sample?.power {
+            watts = Double(recorded)
+        } else {
+            let target = sample.map { model.watts(speed: $0.speed, grade: $0.grade) } ?? 0
+            if target.isFinite { effort = effort.map { $0 + (target - $0) * (1 - exp(-dt / Self.effortTimeConstant)) } ?? target }
+            watts = effort ?? 0
+        }
         let power = Int(rounding: watts, within: RecordedRide.powers) ?? 0
         let modelCadence = power < 15 ? 0 : min(105, 70 + 30 * Double(power) / model.thresholdWatts)
         let cadence = sample?.power != nil ? Double(sample?.cadence ?? 0) : modelCadence // rpm

@@ -25,8 +25,9 @@ extension GatewayConfig {
         public var powerPercentages: [Double] = [56, 76, 91, 106, 121, 151]
         public var powerMarginWatts = 20
         /// The power zone's dwell: short, as the 3 s average it follows already smooths a pedal stroke, and a head
-        /// unit shows a surge's zone at once (a 3 s dwell on top showed a 10 s sprint as it ended).
-        public var powerDwellSeconds = 1.0
+        /// unit shows a surge's zone at once (a 3 s dwell on top showed a 10 s sprint as it ended). Half a second:
+        /// with a meter's one reading a second, the second reading past the margin moves it, however they jitter.
+        public var powerDwellSeconds = 0.5
 
         public init() {}
 

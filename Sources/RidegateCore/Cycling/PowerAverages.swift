@@ -1,6 +1,8 @@
 /// Power over the last few seconds, as a head unit shows it: 3 s and 10 s averages of the instantaneous
-/// readings (time-weighted: each reading holds until the next, so an uneven notification rate does not tilt
-/// the average). Readings older than the longest window are dropped.
+/// readings, time-weighted so an uneven notification rate does not tilt them. A reading is the power of the
+/// pedal stroke just finished (Cycling Power Measurement's instantaneous power), so it stands for the time since
+/// the reading before it: the average at a reading's arrival includes it, and a surge counts from its first
+/// reading, not a reading later. Readings older than the longest window are dropped.
 public struct PowerAverages: Sendable {
     public static let windows: [Double] = [3, 10]
     private var samples: [(at: Double, watts: Double)] = []
@@ -20,11 +22,11 @@ public struct PowerAverages: Sendable {
         let start = now - window
         var energy = 0.0
         var covered = 0.0
-        for (index, sample) in samples.enumerated() {
-            let from = max(sample.at, start)
-            let to = index + 1 < samples.count ? samples[index + 1].at : now
+        for index in samples.indices.dropFirst() {
+            let from = max(samples[index - 1].at, start)
+            let to = min(samples[index].at, now)
             guard to > from else { continue }
-            energy += sample.watts * (to - from)
+            energy += samples[index].watts * (to - from)
             covered += to - from
         }
         return covered > 0 ? energy / covered : samples.last?.watts

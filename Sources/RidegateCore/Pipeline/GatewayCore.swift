@@ -22,7 +22,7 @@ public struct GatewayCore: Sendable {
         /// Power zones (watts), when an FTP is configured; and what the LED shows zones of.
         public var powerZones: ZoneBoundaries?
         public var powerZoneMarginWatts = 20
-        public var powerZoneDwellSeconds = 1.0
+        public var powerZoneDwellSeconds = 0.5
         public var ledZones: ZoneSource = .heartRate
         /// Seconds without a position fix after which a wheel sensor's distance counts for the ride.
         public var wheelFallbackAfter: Double = 3
@@ -113,7 +113,7 @@ public struct GatewayCore: Sendable {
         recorder = RideRecorder(motion: MotionRule(autoPauseSpeed: settings.autoPauseSpeed), autoLapMeters: settings.autoLapMeters,
                                 sensorPointsAfter: settings.wheelFallbackAfter)
         powerZone = settings.powerZones.map {
-            ZoneTracker(zones: $0, margin: settings.powerZoneMarginWatts, dwellSeconds: settings.powerZoneDwellSeconds)
+            ZoneTracker(zones: $0, margin: settings.powerZoneMarginWatts, dwellSeconds: settings.powerZoneDwellSeconds, target: .latest)
         }
         heartRateZoneTime = ZoneTime(zones: settings.zones)
         powerZoneTime = settings.powerZones.map { ZoneTime(zones: $0) }

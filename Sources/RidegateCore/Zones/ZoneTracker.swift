@@ -9,22 +9,36 @@
 /// whatever zones they cross on the way; and readings that wander over a boundary between two other zones
 /// still move the shown zone, to the nearer of the two.
 ///
+/// With `.latest`, the move is to the zone the latest reading is clearly in instead: for a 3 s power average,
+/// already smoothed, whose surge a head unit shows at once (stepping through the zones between made a sprint's
+/// zone show seconds late).
+///
 /// Time in zone is not counted here: `ZoneTime` counts it from the readings themselves, as training software
 /// does, not from the zone shown.
 public struct ZoneTracker: Sendable {
+    /// Where the shown zone moves once the readings have been out of it for the dwell.
+    public enum Target: Sendable {
+        /// The zone nearest the shown one among those the dwell's readings were clearly in (heart rate).
+        case nearest
+        /// The zone the latest reading is clearly in (a power average).
+        case latest
+    }
+
     public let zones: ZoneBoundaries
     public let margin: Int
     public let dwellSeconds: Double
+    public let target: Target
     public private(set) var zone: Int?
     /// The readings of the last `dwellSeconds`, oldest first.
     private var recent: [(at: Timestamp, value: Int)] = []
     /// When the readings last left the shown zone (nil while they are in it).
     private var awaySince: Timestamp?
 
-    public init(zones: ZoneBoundaries, margin: Int = 2, dwellSeconds: Double = 3) {
+    public init(zones: ZoneBoundaries, margin: Int = 2, dwellSeconds: Double = 3, target: Target = .nearest) {
         self.zones = zones
         self.margin = margin
         self.dwellSeconds = dwellSeconds
+        self.target = target
     }
 
     /// Feeds one reading; returns the zone to show.
@@ -44,8 +58,14 @@ public struct ZoneTracker: Sendable {
         let since = awaySince ?? time
         awaySince = since
         guard time - since >= dwellSeconds else { return shown }
-        let visited = recent.map { clearZone($0.value, from: shown) }
-        let next = visited.min { abs($0 - shown) < abs($1 - shown) } ?? zones.zone(for: value)
+        let next: Int
+        switch target {
+        case .nearest:
+            let visited = recent.map { clearZone($0.value, from: shown) }
+            next = visited.min { abs($0 - shown) < abs($1 - shown) } ?? zones.zone(for: value)
+        case .latest:
+            next = clearZone(value, from: shown)
+        }
         zone = next
         // The readings may already be leaving the new zone: away from it since the first of the latest run out of it.
         awaySince = nil

@@ -35,8 +35,9 @@ import Testing
         p.add(watts: 400, at: 10)
         p.add(watts: 400, at: 10.5)
         p.add(watts: 400, at: 11)
-        let three: Double = try #require(p.average(over: 3, at: 12))
-        let ten: Double = try #require(p.average(over: 10, at: 12))
+        // At the last reading's arrival, which the averages include: each reading stands for the time since the one before.
+        let three: Double = try #require(p.average(over: 3, at: 11))
+        let ten: Double = try #require(p.average(over: 10, at: 11))
         let expectedThree: Double = (200.0 * 1 + 400.0 * 2) / 3
         let expectedTen: Double = (200.0 * 8 + 400.0 * 2) / 10
         #expect(abs(three - expectedThree) < 1e-9)
