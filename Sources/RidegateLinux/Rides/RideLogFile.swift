@@ -100,12 +100,6 @@ public final class RideLogFile: @unchecked Sendable {
 extension SQLiteRideStore {
     /// `PRAGMA quick_check`: the whole file's pages and rows read once; anything but "ok" is damage.
     func checkIntegrity() throws(SpoolError) {
-        let statement = try prepare("PRAGMA quick_check(1)")
-        defer { sqlite3_finalize(statement) }
-        guard try step(statement, "check the file's integrity") else { return }
-        let verdict = text(statement, 0)
-        guard verdict == "ok" else {
-            throw SpoolError(path: path, operation: "check the file's integrity", message: verdict, code: SQLITE_CORRUPT)
-        }
+        try SQLiteCalls.quickCheck(db, path: path)
     }
 }

@@ -60,19 +60,14 @@ public final class SQLiteRideStore: @unchecked Sendable {
         self.readOnly = readOnly
         self.newRideAfter = newRideAfter
         self.context = context
-        if !readOnly, path.hasPrefix("/") {
-            let fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) // the track is private: 0600 whatever the umask
-            if fd >= 0 {
-                _ = fchmod(fd, 0o600)
-                Glibc.close(fd)
-            }
-        }
+        if !readOnly { SQLiteCalls.makePrivate(path) }
         let handle = readOnly ? try SQLiteCalls.openReadOnly(path) : try SQLiteCalls.open(path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
         db = handle
         sqlite3_busy_timeout(handle, 2000)
         guard !readOnly else { return }
         // scripts/bench measures what the small pages save on the SD card.
-        try SQLiteCalls.configureWritable(handle, path: path)
+        // Synced: a batch is 5 s of the ride, and a power cut (how a bike's ride ends) must not roll it back.
+        try SQLiteCalls.configureWritable(handle, path: path, synced: true)
         let migration = try SQLiteSchema.migrate(handle, path: path, steps: RideLogSchema.steps, current: RideLogSchema.current)
         if migration.from < 2, migration.to >= 2 { try nameUnnamedRides() }
     }

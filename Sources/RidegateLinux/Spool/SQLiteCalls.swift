@@ -51,10 +51,45 @@ enum SQLiteCalls {
     /// held, and WAL's index lives in memory instead of a shared `-shm` file: each transaction then makes no
     /// `fcntl` lock calls (six per reading otherwise: 19 system calls per 10 Hz epoch, now 13). Another
     /// process opening the file is told it is locked.
-    static func configureWritable(_ db: OpaquePointer?, path: String, exclusive: Bool = false) throws(SpoolError) {
+    ///
+    /// `synced`: every commit reaches the disk before it returns (`synchronous=FULL`: the WAL is fsynced), for
+    /// the ride log's 5 s batches; otherwise a commit is durable against a crash but a power cut can roll it back
+    /// (`NORMAL`), and the spool syncs on its own cadence (`SpoolDurability`). docs/performance.md has the costs.
+    static func configureWritable(_ db: OpaquePointer?, path: String, exclusive: Bool = false, synced: Bool = false) throws(SpoolError) {
         // Before journal_mode: the locking mode in force when WAL is first entered decides whether -shm is used.
         if exclusive { try execute(db, "PRAGMA locking_mode = EXCLUSIVE;", path: path) }
-        try execute(db, "PRAGMA page_size = 1024; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size = -\(pageCacheKiB);", path: path)
+        try execute(db, "PRAGMA page_size = 1024; PRAGMA journal_mode=WAL; PRAGMA synchronous=\(synced ? "FULL" : "NORMAL"); "
+                    + "PRAGMA cache_size = -\(pageCacheKiB);", path: path)
+    }
+
+    /// Makes the file, if it is not there, readable by its owner alone (0600 whatever the umask) before SQLite
+    /// opens it: its -wal and -shm files take the database's mode, and both files hold the rider's GPS track.
+    /// ":memory:" and friends have no file.
+    static func makePrivate(_ path: String) {
+        guard path.hasPrefix("/") else { return }
+        let fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return } // opening it then says why
+        _ = fchmod(fd, 0o600)
+        Glibc.close(fd)
+    }
+
+    /// `PRAGMA quick_check`: the whole file's pages and rows read once; anything but "ok" is damage
+    /// (SQLITE_CORRUPT), found now rather than as rows silently missing later.
+    static func quickCheck(_ db: OpaquePointer?, path: String) throws(SpoolError) {
+        let statement = try prepare(db, "PRAGMA quick_check(3)", path: path)
+        defer { sqlite3_finalize(statement) }
+        var problems: [String] = []
+        var result = sqlite3_step(statement)
+        while result == SQLITE_ROW {
+            problems.append(text(statement, 0))
+            result = sqlite3_step(statement)
+        }
+        // A step that fails says why (busy is not damage; not a database is).
+        guard result == SQLITE_DONE else { throw error(db, "check the file's integrity", path: path) }
+        guard problems == ["ok"] else {
+            throw SpoolError(path: path, operation: "check the file's integrity",
+                             message: problems.isEmpty ? "no answer" : problems.joined(separator: "; "), code: SQLITE_CORRUPT)
+        }
     }
 
     /// What the connection's page cache holds now, in bytes.

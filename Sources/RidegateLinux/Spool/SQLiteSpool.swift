@@ -5,8 +5,9 @@ import RidegateCore
 /// The store-and-forward spool: every reading is written here before it is published and deleted only
 /// when the broker has acknowledged it (QoS 1 PUBACK), so neither a broker outage nor a SIGKILL nor a
 /// reboot loses one. SQLite through its C API, in WAL mode with synchronous=NORMAL: each insert is one
-/// write(2) to the log, so a killed process loses nothing the OS was asked to write; a power cut can lose
-/// the writes since the last checkpoint's fsync (docs/mqtt.md says so).
+/// write(2) to the log, so a killed process loses nothing the OS was asked to write; a commit every 5 s is
+/// synced and the `seq` rows lead what was published (`SpoolDurability`), so a power cut loses at most the last
+/// 5 s of unacknowledged readings and never makes a `seq` be given twice (docs/mqtt.md).
 ///
 /// Not thread-safe by itself: the MQTT sink calls it from one serial queue.
 public final class SQLiteSpool: @unchecked Sendable {
@@ -29,6 +30,11 @@ public final class SQLiteSpool: @unchecked Sendable {
     private var removalsSinceLowWater = 0
     /// The id the next reading gets: above every id this file ever gave out, delivered ones included.
     private var nextID: Int64 = 1
+    private var durability = SpoolDurability(stored: [:])
+    /// Whether the `seq` rows are the last ones given: closed in order, or last opened in this boot (a crash loses
+    /// nothing the kernel had). Else the power went with the file open: a start continues above the bounds.
+    private var sequencesExact = true
+    private var saveBound: OpaquePointer?
 
     /// The `sequence` row that keeps the highest id given out (no topic is empty). It shares its page with
     /// the topics' `seq` rows, which a reading's transaction writes anyway: AUTOINCREMENT kept the same number
@@ -39,49 +45,13 @@ public final class SQLiteSpool: @unchecked Sendable {
     /// away): below it, adding a reading's id can never overflow.
     static let idCeiling: Int64 = 1 << 62
 
-    /// The schema, one step per version (`SQLiteSchema`). Version 1 is the layout of 0.x releases, which
-    /// left `user_version` at 0: its step creates the tables only where they do not exist, adopting those files.
-    /// Version 2 drops AUTOINCREMENT: the highest id moves from `sqlite_sequence` to the `sequence` table's
-    /// `highestIDRow` (the table is rebuilt; `sqlite_sequence` itself cannot be dropped and stays, unused).
-    static let schema = ["""
-        CREATE TABLE IF NOT EXISTS spool (id INTEGER PRIMARY KEY AUTOINCREMENT, topic TEXT NOT NULL,
-                                          payload TEXT NOT NULL, qos INTEGER NOT NULL);
-        CREATE TABLE IF NOT EXISTS sequence (topic TEXT PRIMARY KEY, value INTEGER NOT NULL);
-        CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
-        """, """
-        CREATE TABLE spool_v2 (id INTEGER PRIMARY KEY, topic TEXT NOT NULL, payload TEXT NOT NULL, qos INTEGER NOT NULL);
-        INSERT INTO spool_v2 (id, topic, payload, qos) SELECT id, topic, payload, qos FROM spool ORDER BY id;
-        INSERT OR REPLACE INTO sequence (topic, value) VALUES ('\(highestIDRow)',
-            max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'spool'), 0), coalesce((SELECT max(id) FROM spool), 0)));
-        DROP TABLE spool;
-        ALTER TABLE spool_v2 RENAME TO spool;
-        """, """
-        ALTER TABLE spool ADD COLUMN retain INTEGER NOT NULL DEFAULT 0;
-        """]
-
-    /// What the steps end at, for a new file in one go (no `sqlite_sequence`: nothing here has AUTOINCREMENT).
-    static let currentLayout = """
-        CREATE TABLE spool (id INTEGER PRIMARY KEY, topic TEXT NOT NULL, payload TEXT NOT NULL, qos INTEGER NOT NULL,
-                            retain INTEGER NOT NULL DEFAULT 0);
-        CREATE TABLE sequence (topic TEXT PRIMARY KEY, value INTEGER NOT NULL);
-        CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
-        """
-
     /// The schema version this build writes.
-    public static var schemaVersion: Int { schema.count }
+    public static var schemaVersion: Int { SpoolSchema.steps.count }
 
     public init(path: String, maximumBytes: Int64 = 200 * 1024 * 1024) throws(SpoolError) {
         self.path = path
         self.maximumBytes = maximumBytes
-        // The spool holds the GPS track: 0600 whatever the umask, made before SQLite opens it (its -wal and
-        // -shm files take the database's mode). ":memory:" and friends have no file.
-        if path.hasPrefix("/") {
-            let fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-            if fd >= 0 {
-                _ = fchmod(fd, 0o600)
-                Glibc.close(fd)
-            }
-        }
+        SQLiteCalls.makePrivate(path)
         let handle = try SQLiteCalls.open(path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
         db = handle
         // Each reading's transaction rewrites two pages in the WAL (the spool's leaf and the `sequence` rows):
@@ -94,16 +64,8 @@ public final class SQLiteSpool: @unchecked Sendable {
             throw SpoolError(path: path, operation: "open",
                              message: "another process has it open (another ridegate with the same state_directory?)", code: error.code)
         }
-        _ = try SQLiteSchema.migrate(handle, path: path, steps: Self.schema, current: Self.currentLayout)
-        // A damaged file must be found now, not as readings silently missing later.
-        let check = try prepare("PRAGMA quick_check")
-        defer { sqlite3_finalize(check) }
-        var problems: [String] = []
-        while sqlite3_step(check) == SQLITE_ROW { problems.append(columnText(check, 0)) }
-        guard problems == ["ok"] else {
-            throw SpoolError(path: path, operation: "integrity check",
-                             message: problems.isEmpty ? "no answer" : problems.prefix(3).joined(separator: "; "), code: SQLITE_CORRUPT)
-        }
+        _ = try SQLiteSchema.migrate(handle, path: path, steps: SpoolSchema.steps, current: SpoolSchema.current)
+        try SQLiteCalls.quickCheck(handle, path: path)
         insert = try prepare("INSERT INTO spool (id, topic, payload, qos, retain) VALUES (?1, ?2, ?3, ?4, ?5)")
         delete = try prepare("DELETE FROM spool WHERE id = ?1")
         saveSequence = try prepare("INSERT INTO sequence (topic, value) VALUES (?1, ?2) ON CONFLICT(topic) DO UPDATE SET value = excluded.value")
@@ -113,6 +75,19 @@ public final class SQLiteSpool: @unchecked Sendable {
         dropped = (try? scalar("SELECT value FROM counters WHERE name = 'dropped'")).flatMap { (0...Self.idCeiling).contains($0) ? $0 : nil } ?? 0
         nextID = try storedHighestID() + 1
         try execute("INSERT OR IGNORE INTO counters (name, value) VALUES ('low_water', \(try lowWater()))")
+        saveBound = try prepare("INSERT INTO sequence_bound (topic, value) VALUES (?1, ?2) ON CONFLICT(topic) DO UPDATE SET value = excluded.value")
+        try beginRun()
+    }
+
+    /// Whether the last run ended in order or in this boot; this run marked as begun (durable with the first
+    /// commit, which is synced, before anything is published).
+    private func beginRun() throws(SpoolError) {
+        let boot = SpoolDurability.bootNumber()
+        let clean = try scalar("SELECT coalesce((SELECT value FROM counters WHERE name = 'clean'), 1)")
+        let lastBoot = try scalar("SELECT coalesce((SELECT value FROM counters WHERE name = 'boot'), 0)")
+        sequencesExact = clean == 1 || (boot != 0 && boot == lastBoot)
+        try execute("INSERT INTO counters (name, value) VALUES ('boot', \(boot)), ('clean', 0) ON CONFLICT(name) DO UPDATE SET value = excluded.value")
+        durability = SpoolDurability(stored: try rows("sequence_bound"))
     }
 
     /// The oldest reading not yet delivered (or the next id, when none waits): below it every reading was
@@ -127,9 +102,16 @@ public final class SQLiteSpool: @unchecked Sendable {
     }
 
     /// Closes the file (further calls fail as "closed"); what a damaged spool needs before it is moved aside.
+    /// Marked closed in order first, synced, so the next start continues from the last `seq`s given; if that
+    /// cannot be written (a damaged or full file), the next start takes the bounds: a gap, never a `seq` twice.
     public func close() {
-        for statement in [insert, delete, saveSequence, begin, commit] { sqlite3_finalize(statement) }
-        (insert, delete, saveSequence, begin, commit) = (nil, nil, nil, nil, nil)
+        if insert != nil {
+            do {
+                try transaction(synced: true) { () throws(SpoolError) in try execute("UPDATE counters SET value = 1 WHERE name = 'clean'") }
+            } catch {}
+        }
+        for statement in [insert, delete, saveSequence, saveBound, begin, commit] { sqlite3_finalize(statement) }
+        (insert, delete, saveSequence, saveBound, begin, commit) = (nil, nil, nil, nil, nil, nil)
         sqlite3_close(db)
         db = nil
     }
@@ -138,21 +120,17 @@ public final class SQLiteSpool: @unchecked Sendable {
     /// salvaged from a damaged file), with their sequence numbers, in one transaction.
     public func restore(_ entries: [Entry], sequences: [String: Int], dropped lost: Int64 = 0) throws(SpoolError) {
         for entry in entries { try checkPlausible(entry.id, "a reading's id") }
-        try beginTransaction()
         let highest = max(nextID - 1, entries.lazy.map(\.id).max() ?? 0)
-        do throws(SpoolError) {
+        let stored = self.sequences()
+        try transaction(synced: true) { () throws(SpoolError) in
             for entry in entries {
                 try insert(entry.id, entry.topic, entry.payload, qos: entry.qos, retain: entry.retain, operation: "restore")
             }
-            for (topic, value) in sequences where value > (self.sequences()[topic] ?? 0) { try save(sequence: value, for: topic) }
+            for (topic, value) in sequences where value > (stored[topic] ?? 0) { try writeSequence(value, for: topic) }
             if highest >= nextID { try saveHighestID(highest) }
             if lost > 0 {
                 try execute("INSERT INTO counters (name, value) VALUES ('dropped', \(dropped + lost)) ON CONFLICT(name) DO UPDATE SET value = excluded.value")
             }
-            try commitTransaction()
-        } catch {
-            _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
-            throw error
         }
         dropped += lost
         nextID = highest + 1
@@ -210,24 +188,22 @@ public final class SQLiteSpool: @unchecked Sendable {
     public func append(_ readings: [NewReading], removing acknowledged: [Int64]) throws(SpoolError) -> [Int64] {
         guard insert != nil else { throw SpoolError(path: path, operation: "insert", message: "closed") }
         guard !readings.isEmpty || !acknowledged.isEmpty else { return [] }
-        try beginTransaction()
+        let plan = durability.plan(readings.compactMap { r in r.sequence.map { (r.topic, $0) } }, at: SystemClock.monotonicSeconds())
         var ids: [Int64] = []
         ids.reserveCapacity(readings.count)
-        do throws(SpoolError) {
+        try transaction(synced: plan.synced) { () throws(SpoolError) in
             try delete(acknowledged)
             var id = nextID
             for reading in readings {
                 try insert(id, reading.topic, reading.payload, qos: reading.qos, retain: reading.retain, operation: "insert")
                 ids.append(id)
                 id += 1
-                if let sequence = reading.sequence { try save(sequence: sequence, for: reading.topic) }
             }
+            for reading in readings { if let sequence = reading.sequence { try writeSequence(sequence, for: reading.topic) } }
+            for row in plan.rows where row.topic != Self.highestIDRow { try write(row.bound, for: row.topic, with: saveBound) }
             if let last = ids.last { try saveHighestID(last) }
-            try commitTransaction()
-        } catch {
-            _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
-            throw error
         }
+        durability = plan.next
         if let last = ids.last { nextID = last + 1 }
         insertsSinceSizeCheck += readings.count
         // Three PRAGMAs every hundred readings: cheap, and the bound is never overshot by much.
@@ -241,14 +217,9 @@ public final class SQLiteSpool: @unchecked Sendable {
     /// The broker has these readings: forget them, in one transaction (one journal commit, not one each).
     public func remove(_ ids: [Int64]) throws(SpoolError) {
         guard !ids.isEmpty else { return }
-        try beginTransaction()
-        do throws(SpoolError) {
-            try delete(ids)
-            try commitTransaction()
-        } catch {
-            _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
-            throw error
-        }
+        let plan = durability.plan([], at: SystemClock.monotonicSeconds())
+        try transaction(synced: plan.synced) { () throws(SpoolError) in try delete(ids) }
+        durability = plan.next
     }
 
     /// Inside a transaction: deletes acknowledged readings, and every hundred saves the low-water mark.
@@ -291,8 +262,19 @@ public final class SQLiteSpool: @unchecked Sendable {
 
     // MARK: sequence numbers, persisted so `seq` keeps counting across restarts
 
+    /// What a start continues each topic's `seq` from: the last given, or after a power cut the bound above it
+    /// (read at start, from a file that passed its check at open; a read failing then starts from none).
     public func sequences() -> [String: Int] {
-        guard let statement = try? prepare("SELECT topic, value FROM sequence WHERE topic <> '\(Self.highestIDRow)'") else { return [:] }
+        do {
+            let given = try rows("sequence")
+            return sequencesExact ? given : given.merging(try rows("sequence_bound")) { max($0, $1) }
+        } catch {
+            return [:]
+        }
+    }
+
+    private func rows(_ table: String) throws(SpoolError) -> [String: Int] {
+        let statement = try prepare("SELECT topic, value FROM \(table) WHERE topic <> '\(Self.highestIDRow)'")
         defer { sqlite3_finalize(statement) }
         var result: [String: Int] = [:]
         while sqlite3_step(statement) == SQLITE_ROW {
@@ -301,20 +283,33 @@ public final class SQLiteSpool: @unchecked Sendable {
         return result
     }
 
+    /// A `seq` given to a reading that is not spooled (retained state, QoS 0): its row raised, synced, when it
+    /// reaches its bound (`SpoolDurability`).
     public func save(sequence value: Int, for topic: String) throws(SpoolError) {
-        guard let saveSequence, topic != Self.highestIDRow else { return }
-        sqlite3_reset(saveSequence)
-        bindText(saveSequence, 1, topic)
-        sqlite3_bind_int64(saveSequence, 2, Int64(value))
-        guard sqlite3_step(saveSequence) == SQLITE_DONE else { throw error("save sequence") }
+        guard topic != Self.highestIDRow else { return }
+        let plan = durability.plan([(topic, value)], at: SystemClock.monotonicSeconds())
+        try transaction(synced: plan.synced) { () throws(SpoolError) in
+            try writeSequence(value, for: topic)
+            for row in plan.rows { try write(row.bound, for: row.topic, with: saveBound) }
+        }
+        durability = plan.next
+    }
+
+    private func writeSequence(_ value: Int, for topic: String) throws(SpoolError) {
+        guard topic != Self.highestIDRow else { return }
+        try write(value, for: topic, with: saveSequence)
+    }
+
+    private func write(_ value: Int, for topic: String, with statement: OpaquePointer?) throws(SpoolError) {
+        guard let statement else { throw SpoolError(path: path, operation: "save sequence", message: "closed") }
+        sqlite3_reset(statement)
+        bindText(statement, 1, topic)
+        sqlite3_bind_int64(statement, 2, Int64(value))
+        guard sqlite3_step(statement) == SQLITE_DONE else { throw error("save sequence") }
     }
 
     private func saveHighestID(_ id: Int64) throws(SpoolError) {
-        guard let saveSequence else { throw SpoolError(path: path, operation: "save highest id", message: "closed") }
-        sqlite3_reset(saveSequence)
-        bindText(saveSequence, 1, Self.highestIDRow)
-        sqlite3_bind_int64(saveSequence, 2, id)
-        guard sqlite3_step(saveSequence) == SQLITE_DONE else { throw error("save highest id") }
+        try write(Int(id), for: Self.highestIDRow, with: saveSequence)
     }
 
     /// Inside a transaction: one reading, under the id given.
@@ -349,8 +344,20 @@ public final class SQLiteSpool: @unchecked Sendable {
 
     // MARK: C API helpers (shared with the other SQLite file: SQLiteCalls)
 
-    private func beginTransaction() throws(SpoolError) { try step(begin, "begin") }
-    private func commitTransaction() throws(SpoolError) { try step(commit, "commit") }
+    /// One transaction, all or none; `synced`: its commit reaches the disk before it returns (SQLite takes the
+    /// setting only outside a transaction).
+    private func transaction(synced: Bool, _ body: () throws(SpoolError) -> Void) throws(SpoolError) {
+        if synced { try execute("PRAGMA synchronous=FULL") }
+        defer { if synced { _ = sqlite3_exec(db, "PRAGMA synchronous=NORMAL", nil, nil, nil) } }
+        try step(begin, "begin")
+        do throws(SpoolError) {
+            try body()
+            try step(commit, "commit")
+        } catch {
+            _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
+            throw error
+        }
+    }
 
     private func step(_ statement: OpaquePointer?, _ operation: String) throws(SpoolError) {
         guard let statement else { throw SpoolError(path: path, operation: operation, message: "closed") }
@@ -367,28 +374,4 @@ public final class SQLiteSpool: @unchecked Sendable {
     private func error(_ operation: String) -> SpoolError { SQLiteCalls.error(db, operation, path: path) }
     private func bindText(_ statement: OpaquePointer, _ index: Int32, _ text: String) { SQLiteCalls.bindText(statement, index, text) }
     private func columnText(_ statement: OpaquePointer, _ column: Int32) -> String { SQLiteCalls.text(statement, column) }
-
-}
-
-public struct SpoolError: Error, Sendable, CustomStringConvertible {
-    public var path: String
-    public var operation: String
-    public var message: String
-    /// SQLite's result code (primary code in the low byte), when SQLite gave one.
-    public var code: Int32
-
-    public init(path: String, operation: String, message: String, code: Int32 = 1) {
-        self.path = path
-        self.operation = operation
-        self.message = message
-        self.code = code
-    }
-
-    /// The file names itself (spool.sqlite, rides.sqlite): one error type for both SQLite files.
-    public var description: String { "\(path): \(operation): \(message)" }
-
-    /// The file is damaged (not a database, or its pages are corrupt): keep it aside and start a new one.
-    public var isDamage: Bool { [SQLITE_CORRUPT, SQLITE_NOTADB].contains(code & 0xFF) }
-    /// The filesystem is full (or over quota): wait for space.
-    public var isFull: Bool { code & 0xFF == SQLITE_FULL }
 }

@@ -1,0 +1,62 @@
+import Foundation
+@testable import RidegateLinux
+import RidegateTestSupport
+import Testing
+
+/// What a power cut can take from the spool, and what it cannot: a synced commit at least every 5 s, and `seq`
+/// rows that lead what was published, so a start after a cut never gives a `seq` twice.
+struct SpoolDurabilityTests {
+    @Test("A commit is synced at the start, then at most every 5 s, and whenever a topic's seq reaches its bound")
+    func plan() {
+        var durability = SpoolDurability(stored: ["gps": 40])
+        var plan = durability.plan([("gps", 30)], at: 100)
+        #expect(plan.synced && plan.rows.isEmpty) // the run's first commit
+        durability = plan.next
+        plan = durability.plan([("gps", 31)], at: 102)
+        #expect(!plan.synced)
+        durability = plan.next
+        plan = durability.plan([("gps", 40)], at: 103) // reaches its bound: raised, in a synced commit
+        #expect(plan.synced && plan.rows.map(\.bound) == [40 + SpoolDurability.lead])
+        durability = plan.next
+        plan = durability.plan([], at: 107)
+        #expect(!plan.synced)
+        plan = durability.plan([], at: 108.5)
+        #expect(plan.synced)
+        #expect(plan.next.given == ["gps": 40])
+    }
+
+    /// Marks the file as last opened in another boot, as a Pi's next boot finds it.
+    static func anotherBoot(_ path: String) throws {
+        _ = try PythonSQLite.run("c = sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE counters SET value = 12345 WHERE name = 'boot'\"); c.commit()", [path])
+    }
+
+    /// The spool's files as a machine that stopped now would leave them (the connection still open).
+    static func copy(_ path: String, to target: String) throws {
+        for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: path + suffix) {
+            try? FileManager.default.removeItem(atPath: target + suffix)
+            try FileManager.default.copyItem(atPath: path + suffix, toPath: target + suffix)
+        }
+    }
+
+    @Test("A start after a power cut continues above the bounds; after a crash in the same boot, or an orderly close, from the last seq")
+    func restartAfterCut() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rg-durable-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = directory + "/spool.sqlite"
+        var spool: SQLiteSpool? = try SQLiteSpool(path: path)
+        for seq in 1...150 { _ = try spool?.append([NewReading(topic: "gps", payload: "{\"seq\":\(seq)}", qos: 1, sequence: seq)]) }
+        // A crash (the kernel kept every write): the same boot, so the last seq given.
+        try Self.copy(path, to: directory + "/crash.sqlite")
+        #expect(try SQLiteSpool(path: directory + "/crash.sqlite").sequences() == ["gps": 150])
+        // A power cut: the file was last opened in another boot and not closed in order. 150 may be what the disk
+        // kept, while the broker had readings after it: the start continues above the bound.
+        try Self.copy(path, to: directory + "/cut.sqlite")
+        try Self.anotherBoot(directory + "/cut.sqlite")
+        let afterCut = try #require(try SQLiteSpool(path: directory + "/cut.sqlite").sequences()["gps"])
+        #expect(afterCut >= 150 && afterCut <= 150 + SpoolDurability.lead, "\(afterCut)")
+        // An orderly close: the last seq, whatever the boot.
+        spool = nil
+        try Self.anotherBoot(path)
+        #expect(try SQLiteSpool(path: path).sequences() == ["gps": 150])
+    }
+}
