@@ -41,7 +41,20 @@ import Testing
         return values.isEmpty ? nil : Double(values.reduce(0, +)) / Double(values.count)
     }
 
-    @Test("Each ride's totals agree with its head unit's: distance, moving time against timer time, heart rate, power", arguments: rides)
+    /// Seconds in each power zone of `ftp` from the records: each record's power held until the next (10 s at most).
+    static func recordsZoneSeconds(_ file: FITActivityFile, ftp: Int) -> [Double]? {
+        let zones = ZoneBoundaries.power(ftp: ftp)
+        var seconds = Array(repeating: 0.0, count: zones.count + 1)
+        var counted = false
+        for (record, next) in zip(file.records, file.records.dropFirst()) {
+            guard let watts = record.power else { continue }
+            seconds[zones.zone(for: watts)] += min(next.time - record.time, RideStatistics.maximumGap)
+            counted = true
+        }
+        return counted ? seconds : nil
+    }
+
+    @Test("Each ride's totals agree with its head unit's: distance, moving time against timer time, heart rate, power, power zones", arguments: rides)
     func agreesWithHeadUnit(ride: String) async throws {
         let file = try FITActivityFile(Fixtures.bytes("rides/\(ride).fit"))
         let head = try #require(file.sessions.first)
@@ -64,6 +77,12 @@ import Testing
         if let records = Self.recordsMean(file, \.power) {
             let power = try #require(Self.number(ours["avg_power_w"]))
             #expect(abs(power - records) / records < 0.01, "\(ride): \(power) W, the records' mean \(records) W")
+        }
+        // Power zones in the file's FTP: each zone's time within 5 % of the ride's of what the records give.
+        if let ftp = head.thresholdPower, let expected = Self.recordsZoneSeconds(file, ftp: ftp) {
+            let zones = try #require(ours["power_zone_s"] as? [NSNumber], "\(ride): no power zones with the file's FTP \(ftp) W").map(\.doubleValue)
+            let total = expected.reduce(0, +)
+            #expect(zip(zones, expected).allSatisfy { abs($0 - $1) <= 0.05 * total }, "\(ride): zones \(zones), the records' \(expected)")
         }
         print("replay: \(ride) | head unit: \(headDistance) m, timer \(timer) s, \(head.averagePower.map { "\($0) W" } ?? "-"), NP \(head.normalizedPower.map(String.init) ?? "-"), \(head.averageHeartRate.map(String.init) ?? "-")/\(head.maximumHeartRate.map(String.init) ?? "-") bpm, +\(head.ascentMeters.map(String.init) ?? "-") m | ridegate: \(distance) m, moving \(moving) s, \(ours["avg_power_w"] ?? "-") W, NP \(ours["normalized_power_w"] ?? "-"), \(ours["avg_hr_bpm"] ?? "-")/\(ours["max_hr_bpm"] ?? "-") bpm, +\(ours["elevation_gain_m"] ?? "-") m")
     }
