@@ -20,6 +20,22 @@ ip link set "$nic" up && ip addr add 10.0.2.15/24 dev "$nic" || echo "PC_NOTE no
 
 STATE=/var/lib/ridegate
 mkdir -p $STATE
+if [ "$mode" = record ]; then
+    # Every write of a short ride, with its flushes, through dm-log-writes onto the third disk (the host replays
+    # it to each flush point). No broker: the readings stay in the spool, so none may go missing.
+    modprobe dm-log-writes
+    dmsetup create rec --table "0 $(blockdev --getsz /dev/vdb) log-writes /dev/vdb /dev/vdc" || echo "PC_RECORD_FAILED dmsetup"
+    dmsetup mknodes rec # no udev here to make /dev/mapper/rec
+    mount -t ext4 /dev/mapper/rec $STATE 2>&1 | sed 's/^/PC_NOTE /'
+    mountpoint -q $STATE || echo "PC_RECORD_FAILED mount"
+    ridegate run --config /pc/ridegate.toml > /tmp/ridegate.log 2>&1 &
+    GATEWAY=$!
+    sleep 25
+    kill -KILL $GATEWAY
+    umount $STATE && dmsetup remove rec && echo "PC_RECORDED" || echo "PC_RECORD_FAILED teardown"
+    tail -5 /tmp/ridegate.log | sed 's/^/PC_LOG /'
+    off
+fi
 # The journal is replayed by a mount (as at boot); then the file system is checked without changing it.
 if mount -t ext4 /dev/vdb $STATE && umount $STATE; then
     if e2fsck -fn /dev/vdb > /tmp/fsck.log 2>&1; then echo "PC_FSCK clean"; else echo "PC_FSCK damaged"; tail -20 /tmp/fsck.log; fi
