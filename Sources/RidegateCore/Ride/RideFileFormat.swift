@@ -19,7 +19,8 @@ public enum RideFileFormat: String, Sendable, CaseIterable, Comparable {
     public func write(_ points: [RidePoint], laps: [LapMark] = [], name: String, creator: String, serialNumber: UInt32,
                       context: RideStatistics.Context = .init()) -> [UInt8] {
         guard let summary = RideSummary.of(points, laps: laps, context: context) else { return [] }
-        var writer = writer(RideExport(summary: summary, name: name, creator: creator, serialNumber: serialNumber, context: context))
+        var writer = writer(RideExport(summary: summary, name: name, creator: creator, serialNumber: serialNumber, context: context,
+                                       thresholdPower: context.thresholdPower))
         var bytes: [UInt8] = []
         for point in points {
             writer.add(point)

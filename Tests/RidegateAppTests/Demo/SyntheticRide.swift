@@ -48,17 +48,8 @@ struct SyntheticRide {
 
     /// The ride as a FIT activity, its FTP (if any) only in the session's threshold_power.
     func fit(thresholdPower: Int? = nil) -> [UInt8] {
-        var builder = RideSummary.Builder(laps: [], context: .init())
-        for point in points { builder.add(point) }
-        guard let summary = builder.finish() else { return [] }
-        var writer = FITActivity(RideExport(summary: summary, name: "synthetic", creator: "ridegate tests", thresholdPower: thresholdPower))
-        var bytes: [UInt8] = []
-        for point in points {
-            writer.add(point)
-            bytes += writer.take()
-        }
-        writer.finish()
-        return bytes + writer.take()
+        RideFileFormat.fit.write(points, name: "synthetic", creator: "ridegate tests", serialNumber: 1,
+                                 context: .init(thresholdPower: thresholdPower))
     }
 
     /// Written to a temporary file for `ridegate demo --ride`.
