@@ -94,7 +94,7 @@ if wait_for 40 "^$POWER_TOPIC/power .*\"power_w\":200" /tmp/mqtt.log && wait_for
     pass "power meter and speed/cadence sensor on MQTT (cadence $(num $POWER_TOPIC/power cadence_rpm) rpm, wheel $(num $CSC_TOPIC/speed_cadence wheel_speed_mps) m/s)"
 else fail "cycling sensors: power cadence '$(num $POWER_TOPIC/power cadence_rpm)', wheel '$(num $CSC_TOPIC/speed_cadence wheel_speed_mps)', csc cadence '$(num $CSC_TOPIC/speed_cadence cadence_rpm)'"; fi
 # 4. LED timeline by power zone (led.zones = "power", ftp 250), counted per burst: 200 W is zone 3, three
-# 150 ms blinks then a pause; 320 W is zone 6, six blinks then a pause (docs/hardware.md). The strap's
+# 150 ms blinks then a pause; 340 W is zone 6, six blinks then a pause (docs/hardware.md). The strap's
 # heart-rate zones meanwhile are 1 and 4, so the count says which the LED follows. The line is ridegate's
 # output while it runs.
 gpioinfo 2>/dev/null | grep -q 'led0.*"ridegate".*output' && held=yes || held=no
@@ -102,13 +102,13 @@ sleep 4
 # A zone-3 burst repeats every 2.7 s (3 x 400 ms, then 1.5 s) and only bursts seen whole count: 11 s holds
 # two whole ones wherever the window starts (9 s did not when it began 1.65 s before a burst).
 read -r edges3 pulses3 bursts3 <<< "$(sample_led 11)"
-if wait_for 40 '"power_w":320' /tmp/mqtt.log; then zone6_seen=yes; else zone6_seen=no; fi
+if wait_for 40 '"power_w":340' /tmp/mqtt.log; then zone6_seen=yes; else zone6_seen=no; fi
 sleep 6 # the 3 s average, the hysteresis dwell, then a steady pattern
 read -r edges6 pulses6 bursts6 <<< "$(sample_led 14)"
 echo "  LED at power zone 3: bursts $bursts3, pulses $pulses3 ms; at zone 6: bursts $bursts6, pulses $pulses6 ms; held by ridegate: $held"
 if [ "$held" = yes ] && [ "$zone6_seen" = yes ] && bursts_are 3 "$bursts3" "$pulses3" && bursts_are 6 "$bursts6" "$pulses6"; then
-    pass "LED timeline follows the power zone (bursts of 3 at 200 W: $bursts3; bursts of 6 at 320 W: $bursts6)"
-else fail "LED timeline: held $held, 320 W seen $zone6_seen, zone 3 bursts $bursts3 ($pulses3), zone 6 bursts $bursts6 ($pulses6)"; fi
+    pass "LED timeline follows the power zone (bursts of 3 at 200 W: $bursts3; bursts of 6 at 340 W: $bursts6)"
+else fail "LED timeline: held $held, 340 W seen $zone6_seen, zone 3 bursts $bursts3 ($pulses3), zone 6 bursts $bursts6 ($pulses6)"; fi
 # 5. GPS fixes and speed
 # (the ride starts with the bike standing; under a loaded host the VM is slower, so wait for it to move)
 if wait_for 60 '"speed_mps":[1-9]' /tmp/mqtt.log && grep -q '"mode":"3d"' /tmp/mqtt.log; then pass "GPS fixes with speed on MQTT"; else fail "no GPS fixes with speed"; fi
