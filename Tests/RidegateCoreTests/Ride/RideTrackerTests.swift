@@ -90,28 +90,26 @@ import Testing
         #expect(tracker.summary.movingSeconds == 359) // the first fix has no second before it
     }
 
-    @Test("A tunnel (no fixes for a minute, the position a minute's riding further on): the line across it counts, its time does not")
-    func tunnelCounts() {
+    /// Riding at `speed` for two minutes, then no fix for `seconds`, then one `metres` further north: the tracker
+    /// and what the gap added.
+    func acrossGap(seconds: Double, metres: Double, speed: Double) -> (tracker: RideTracker, added: Double) {
         var tracker = RideTracker(autoPauseSpeed: 1.0)
         var north = 0.0, t = 0.0
-        ride(&tracker, north: &north, t: &t, seconds: 120, speed: 8)
+        ride(&tracker, north: &north, t: &t, seconds: 120, speed: speed)
         let before = tracker.summary.distanceMeters
-        t += 60
-        north += 470
-        tracker.add(fix(40 + north / 111_195, -105, t, speed: 8))
-        #expect(abs(tracker.summary.distanceMeters - before - 470) < 5)
+        tracker.add(fix(40 + (north + metres) / 111_195, -105, t + seconds, speed: speed))
+        return (tracker, tracker.summary.distanceMeters - before)
+    }
+
+    @Test("A tunnel (no fixes for a minute, the position a minute's riding further on): the line across it counts, its time does not")
+    func tunnelCounts() {
+        let (tracker, added) = acrossGap(seconds: 60, metres: 470, speed: 8)
+        #expect(abs(added - 470) < 5)
         #expect(tracker.summary.movingSeconds == 119)
     }
 
     @Test("Across a gap, a jump faster than riding (a fix 5 km away a minute later) adds nothing")
     func jumpAcrossGapAddsNothing() {
-        var tracker = RideTracker(autoPauseSpeed: 1.0)
-        var north = 0.0, t = 0.0
-        ride(&tracker, north: &north, t: &t, seconds: 60, speed: 8)
-        let before = tracker.summary.distanceMeters
-        t += 60
-        north += 5000
-        tracker.add(fix(40 + north / 111_195, -105, t, speed: 8))
-        #expect(tracker.summary.distanceMeters == before)
+        #expect(acrossGap(seconds: 60, metres: 5000, speed: 8).added == 0)
     }
 }
