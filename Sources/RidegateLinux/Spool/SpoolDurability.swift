@@ -7,16 +7,14 @@
 ///   most that long of readings the broker had not acknowledged;
 /// - a topic's `seq` row holds a bound `lead` past the last `seq` given, raised in a synced commit when a `seq`
 ///   reaches it, before the reading is published. A restart after a cut continues above every `seq` the broker
-///   may have got: a gap of at most `lead`, never a `seq` given twice to another reading. An orderly close
-///   writes the last `seq`s themselves, so a restart after one continues without a gap.
+///   may have got: a gap of at most `lead`, never a `seq` given twice to another reading. The `seq` rows themselves
+///   are what a start after a crash in the same boot or an orderly close (`SQLiteSpool`) continues from, without a gap.
 struct SpoolDurability: Sendable {
     static let interval = 5.0
     static let lead = 100
 
     /// What each topic's row holds: no `seq` above it has been given.
     private var bounds: [String: Int]
-    /// The last `seq` given per topic, for an orderly close.
-    private(set) var given: [String: Int] = [:]
     private var lastSync: Double?
 
     init(stored: [String: Int]) {
@@ -31,12 +29,12 @@ struct SpoolDurability: Sendable {
         var next: SpoolDurability
     }
 
-    /// What a commit at `now` that gives `sequences` must write, and whether it must be synced.
+    /// What a commit at `now` that gives `sequences` must write, and whether it must be synced. (The state is copied,
+    /// but its dictionary only where a bound is raised: every hundred readings of a topic, not every turn.)
     func plan(_ sequences: [(topic: String, value: Int)], at now: Double) -> Plan {
         var next = self
         var rows: [(topic: String, bound: Int)] = []
         for (topic, value) in sequences {
-            next.given[topic] = max(next.given[topic] ?? 0, value)
             guard value >= (next.bounds[topic] ?? 0) else { continue }
             let bound = value + Self.lead
             next.bounds[topic] = bound

@@ -22,7 +22,6 @@ struct SpoolDurabilityTests {
         #expect(!plan.synced)
         plan = durability.plan([], at: 108.5)
         #expect(plan.synced)
-        #expect(plan.next.given == ["gps": 40])
     }
 
     /// Marks the file as last opened in another boot, as a Pi's next boot finds it.
