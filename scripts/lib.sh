@@ -51,6 +51,29 @@ free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
+# A Swift SDK (SwiftPM's artifact bundle, "trixie-arm64") for cross-compiling against the arm64 Debian root $1: its
+# headers, libraries and Swift runtime, linked with the toolchain's own lld. Prints the folder to pass as
+# --swift-sdks-path.
+cross_sdk() {
+    local sysroot=$1 dir=$PWD/.build-cross-sdk
+    local bundle=$dir/trixie-arm64.artifactbundle
+    mkdir -p "$bundle/trixie-arm64"
+    cat > "$bundle/info.json" <<JSON
+{"schemaVersion": "1.0", "artifacts": {"trixie-arm64": {"type": "swiftSDK", "version": "1", "variants": [{"path": "trixie-arm64"}]}}}
+JSON
+    cat > "$bundle/trixie-arm64/swift-sdk.json" <<JSON
+{"schemaVersion": "4.0", "targetTriples": {"aarch64-unknown-linux-gnu": {
+  "sdkRootPath": "$sysroot",
+  "swiftResourcesPath": "$sysroot/usr/libexec/swift/lib/swift",
+  "swiftStaticResourcesPath": "$sysroot/usr/libexec/swift/lib/swift_static",
+  "toolsetPaths": ["toolset.json"]}}}
+JSON
+    cat > "$bundle/trixie-arm64/toolset.json" <<JSON
+{"schemaVersion": "1.0", "swiftCompiler": {"extraCLIOptions": ["-use-ld=lld"]}}
+JSON
+    echo "$dir"
+}
+
 # Swift: this machine's toolchain if present, else apt's swiftlang (Raspberry Pi OS trixie, Debian 13).
 ensure_swift() {
     command -v swift >/dev/null 2>&1 && return 0

@@ -35,7 +35,7 @@ struct LEDCommand: AsyncParsableCommand {
             let output = try LEDCommand.output(settings, console: console, logger: logger)
             let sink = LEDSink(output: output, layout: GatewayAssembly.ledLayout(settings))
             let zones = settings.zones.zones.count
-            let signals: [LEDSignal] = (0...zones).map { .zone($0, of: zones) } + [.zoneAtDusk(2, of: zones), .searchingForStrap, .strapLost, .noSensorContact, .noGPSFix, .sunsetSoon]
+            let signals: [LEDSignal] = (0...zones).map { .zone($0, of: zones) } + [.zoneAtDusk(2, of: zones)] + LEDSignal.statuses
             let stop = TerminationSignals()
             let each = UInt64(seconds) * 1_000_000_000
             _ = await withDeadline(seconds: nil, stop: stop.signals) {

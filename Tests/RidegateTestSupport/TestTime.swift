@@ -1,7 +1,7 @@
 import Foundation
 
 /// Test deadlines, stretched for slow runs: RIDEGATE_TEST_TIME_SCALE=10 when the suite runs under qemu-user
-/// (scripts/build-arm64), where everything takes about ten times longer. 1 on a native build, so the
+/// (scripts/test-arm64), where everything takes about ten times longer. 1 on a native build, so the
 /// deadlines an issue promises (a GPS back within 5 s, first messages within 10 s) are checked as promised.
 public enum TestTime {
     public static let scale: Double = {

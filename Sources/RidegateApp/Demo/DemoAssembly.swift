@@ -24,7 +24,8 @@ extension GatewayAssembly {
             ("demo.speed", String(options.speed)), ("gps.device", pty.devicePath),
         ])
         let store = StateStoreSink(directory: config.stateDirectory, logger: logger.labeled("state"))
-        var sources: [any EventSource] = [RememberedPositionSource(store: store, clock: clock)]
+        var sources: [any EventSource] = [RememberedPositionSource(store: store, clock: clock),
+                                          StateStorageSource(directory: config.stateDirectory, clock: clock, logger: logger.labeled("state"), interval: nil)]
         // Without a receiver (a trainer's recording) the sensors' own schedule ends the ride.
         let end: RideEnd? = ride.positions ? RideEnd() : nil
         if let end {

@@ -51,6 +51,7 @@ public enum GatewayAssembly {
         let store = StateStoreSink(directory: config.stateDirectory, logger: logger.labeled("state"))
         sources.append(RememberedPositionSource(store: store, clock: clock))
         let readings = openSpool(config, logger: logger)
+        sources.append(StateStorageSource(directory: config.stateDirectory, clock: clock, logger: logger.labeled("state")))
         let notifier = ServiceNotifier()
         if let interval = notifier.watchdogInterval { sources.append(WatchdogSource(interval: interval, clock: clock)) }
         if let button = config.button { sources.append(LapButtonSource(button: button, clock: clock, logger: logger.labeled("button"))) }

@@ -11,8 +11,22 @@ public enum LEDSignal: Sendable, Equatable, CustomStringConvertible {
     case zoneAtDusk(Int, of: Int)
     /// Sunset is near and there is no zone to show.
     case sunsetSoon
+    /// The state directory cannot be written (a read-only state partition): the ride is kept in memory only
+    /// and is lost if the power goes. Shown where a status would be; a zone still wins.
+    case stateReadOnly
     /// The lap button was heard (a lap marked, or the ride ended): a quick flicker, then back to what it showed.
     case acknowledged
+
+    /// Every status (what `ridegate led test` shows after the zones; none may look like a zone).
+    public static let statuses: [LEDSignal] = [.searchingForStrap, .strapLost, .noSensorContact, .noGPSFix, .sunsetSoon, .stateReadOnly]
+
+    /// A zone, with or without the sunset warning.
+    public var isZone: Bool {
+        switch self {
+        case .zone, .zoneAtDusk: true
+        default: false
+        }
+    }
 
     public var description: String {
         switch self {
@@ -24,6 +38,7 @@ public enum LEDSignal: Sendable, Equatable, CustomStringConvertible {
         case .noGPSFix: "no GPS fix"
         case .zoneAtDusk(let n, let top): "zone \(n)/\(top), sunset soon"
         case .sunsetSoon: "sunset soon"
+        case .stateReadOnly: "state partition read-only"
         case .acknowledged: "lap button heard"
         }
     }

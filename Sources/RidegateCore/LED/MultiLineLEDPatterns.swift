@@ -29,6 +29,8 @@ public enum RGBLEDPatterns {
             return BlinkPattern(frames: base.frames + [(2500, base.lines(atMilliseconds: 0)), (300, red | green | blue)])
         case .sunsetSoon:
             return BlinkPattern(frames: [(1200, red | green), (300, 0), (300, red | green), (1200, 0)])
+        case .stateReadOnly:
+            return BlinkPattern(frames: [(500, red), (500, red | green)]) // red and yellow in turn
         case .acknowledged:
             return BlinkPattern(frames: [(50, red | green | blue), (50, 0), (50, red | green | blue), (50, 0), (50, red | green | blue), (750, 0)])
         }
@@ -60,6 +62,8 @@ public enum BarLEDPatterns {
             return BlinkPattern(frames: base.frames + [(2500, base.lines(atMilliseconds: 0)), (300, base.lines(atMilliseconds: 0) | last)])
         case .sunsetSoon:
             return BlinkPattern(frames: [(1200, last), (300, 0), (300, last), (1200, 0)])
+        case .stateReadOnly:
+            return BlinkPattern(frames: [(300, 1), (300, 0), (300, 1), (300, 0), (1200, 1), (1200, 0)]) // the first LED, short-short-long
         case .acknowledged:
             return BlinkPattern(frames: [(50, all), (50, 0), (50, all), (50, 0), (50, all), (750, 0)])
         }

@@ -11,6 +11,12 @@ extension GatewayCore {
     }
 
     func currentLEDSignal() -> LEDSignal {
+        let signal = zoneOrStatus()
+        // A ride that cannot be saved outranks every other status; the zone still wins (it is why the LED exists).
+        return stateStorage == .readOnly && !signal.isZone ? .stateReadOnly : signal
+    }
+
+    private func zoneOrStatus() -> LEDSignal {
         if settings.ledZones == .power, let tracker = powerZone, let z = tracker.zone,
            sensorStates.contains(where: { $0.key.kind == SensorProfile.power && $0.value == .connected }) || sensorStates.isEmpty {
             return sunsetWarning ? .zoneAtDusk(z, of: tracker.zones.count) : .zone(z, of: tracker.zones.count)

@@ -17,6 +17,7 @@ extension GatewayCore {
         json.add("sensor_reconnects", sensorLosses.filter { $0.key.kind != .heartRate }.values.reduce(0, +))
         json.add("coalesced", coalesced.values.reduce(0, +))
         json.add("gps_state", gpsState?.rawValue)
+        json.add("state_storage", stateStorage.rawValue)
         return [.publish(Publication(topic: .health, payload: json.finish(), retain: true))]
     }
 
@@ -29,6 +30,13 @@ extension GatewayCore {
         if let last = sensorLastReason[sensor] { extra.append(("last_reason", last)) }
         let payload = Payloads.deviceState(state.rawValue, ts: ts, extra: extra, reconnects: sensorLosses[sensor] ?? 0)
         return [.publish(Publication(topic: .sensor(sensor, .state), payload: payload, retain: true))]
+    }
+
+    /// A change of the state directory's file system shows on `health` at once (and on the LED).
+    mutating func stateStorageEffects(_ storage: StateStorage, at receive: ReceiveTime) -> [Effect] {
+        guard stateStorage != storage else { return [] }
+        stateStorage = storage
+        return healthEffects(at: receive, force: true)
     }
 
     mutating func gpsStateEffects(_ state: GPSDeviceState, ts: Timestamp) -> [Effect] {

@@ -70,6 +70,7 @@ public struct GatewayCore: Sendable {
     var sensorLastReason: [SensorRef: String] = [:]
     var contact: HeartRateMeasurement.SensorContact = .notSupported
     var gpsState: GPSDeviceState?
+    var stateStorage = StateStorage.writable
     var sun: (date: CivilDate, latitude: Double, longitude: Double, published: Timestamp)?
     var remembered: (latitude: Double, longitude: Double)?
     public internal(set) var sunsetWarning = false
@@ -161,6 +162,8 @@ public struct GatewayCore: Sendable {
             effects.append(.serviceAlive)
         case .lapButton(let press, let at):
             effects += lapButton(press, at: at)
+        case .stateStorage(let storage, let at):
+            effects += stateStorageEffects(storage, at: at)
         }
         if let signal = newLEDSignal(now: event.receiveTime.monotonicSeconds) { effects.append(.showOnLED(signal)) }
         return withReadingQoS(effects)

@@ -34,6 +34,15 @@ public enum SourceEvent: Sendable {
     case watchdogTick(at: ReceiveTime)
     /// The lap button: a short press marks a lap, a long one ends the ride.
     case lapButton(ButtonPresses.Press, at: ReceiveTime)
+    /// Whether the state directory's file system takes writes (said at start when it does not, and on change).
+    case stateStorage(StateStorage, at: ReceiveTime)
+}
+
+/// The state directory's file system. A state partition fsck could not repair after a power cut comes up
+/// read-only (or ext4 remounts it so on an error): the ride then lives in memory only, and the rider should know.
+public enum StateStorage: String, Sendable {
+    case writable
+    case readOnly = "read_only"
 }
 
 /// A BLE sensor's link (strap, power meter, speed/cadence sensor).
@@ -99,7 +108,7 @@ extension SourceEvent {
         case .heartRate(_, _, let at), .heartRateUndecodable(_, _, let at), .sensorState(_, _, _, let at),
              .sensorDetails(_, _, let at), .gpsFix(_, let at), .gpsState(_, let at), .lastKnownPosition(_, _, let at),
              .watchdogTick(let at), .cyclingSpeedCadence(_, _, let at), .cyclingPower(_, _, let at), .cyclingUndecodable(_, _, let at),
-             .lapButton(_, let at), .sensorReading(_, _, let at), .sensorUndecodable(_, _, let at):
+             .lapButton(_, let at), .sensorReading(_, _, let at), .sensorUndecodable(_, _, let at), .stateStorage(_, let at):
             return at
         }
     }

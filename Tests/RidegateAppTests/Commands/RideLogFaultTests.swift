@@ -128,4 +128,29 @@ import Testing
         #expect(exported == 0 && said.contains { $0.contains("read-only") && $0.contains("not marked exported") }, "\(said)")
         #expect(((try? FileManager.default.attributesOfItem(atPath: out)[.size] as? Int) ?? 0) > 1000)
     }
+
+    @Test("A state partition mounted read-only: the log says the ride is in memory only, health and the LED say so, the ride goes on",
+          .enabled(if: getuid() == 0, "needs root to mount a file system"))
+    func readOnlyStatePartition() async throws {
+        let broker = try await MosquittoBroker.start()
+        let state = stateDirectory()
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        #expect(mount("tmpfs", state, "tmpfs", UInt(MS_RDONLY), "size=1m") == 0, "mount: \(String(cString: strerror(errno)))")
+        defer { umount2(state, Int32(MNT_DETACH)) }
+        let subscriber = try MQTTSubscriber(port: broker.port, topic: "ridegate/readonly/health")
+        defer { subscriber.stop() }
+        let demo = try ChildProcess(RidegateAppTestsPaths.executable,
+                                    ["demo", "--start", "recorded", "--broker", "127.0.0.1:\(broker.port)", "--speed", "60", "--state-directory", state,
+                                     "--device-id", "readonly"], captureOutput: true)
+        await demo.waitForRideStart()
+        let health = await subscriber.wait(timeout: TestTime.seconds(15)) { $0.contains { $0.json["state_storage"] as? String == "read_only" && $0.json["ride_log"] as? String == "memory" } }
+        #expect(health.contains { $0.json["state_storage"] as? String == "read_only" && $0.json["spool_mode"] as? String == "memory" }, "\(health)")
+        try await TestTime.pause(2)
+        demo.signal(SIGTERM)
+        #expect(await demo.waitForExit(timeout: TestTime.seconds(15)).flatMap(ChildProcess.exitCode) == 0)
+        let output = await demo.waitForAllOutput(timeout: 5)
+        #expect(output.filter { $0.contains("read-only file system") && $0.contains("kept in memory only") }.count == 1, "\(output.suffix(20))")
+        #expect(output.contains { $0.contains("led.signal=\"state partition read-only\"") || $0.contains("led.signal=state partition read-only") }, "\(output.filter { $0.contains("LED") })")
+    }
 }

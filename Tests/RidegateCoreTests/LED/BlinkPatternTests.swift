@@ -21,11 +21,21 @@ import Testing
     @Test("No status pattern looks like any zone pattern")
     func statusesAreDistinct() {
         let zones = (0...5).map { SingleLEDPatterns.pattern(for: .zone($0, of: 5)) }
-        for status in [LEDSignal.searchingForStrap, .strapLost, .noSensorContact, .noGPSFix, .sunsetSoon] {
+        for status in LEDSignal.statuses {
             let p = SingleLEDPatterns.pattern(for: status)
             #expect(!zones.contains(p), "\(status)")
             // Zones only ever use 100 or 150 ms flashes; statuses never do.
             #expect(p.steps.filter(\.on).allSatisfy { $0.milliseconds != 150 && $0.milliseconds != 100 }, "\(status)")
+        }
+    }
+
+    @Test("No two statuses share a pattern, in any wiring")
+    func statusesDifferFromEachOther() {
+        for layout in [LEDLayout.single, .rgb, .bar(lines: 5)] {
+            let patterns = LEDSignal.statuses.map { layout.pattern(for: $0) }
+            for (i, p) in patterns.enumerated() {
+                #expect(!patterns[(i + 1)...].contains(p), "\(layout): \(LEDSignal.statuses[i])")
+            }
         }
     }
 
@@ -44,7 +54,7 @@ import Testing
 }
 
 @Suite struct MultiLineLEDPatternTests {
-    static let statuses: [LEDSignal] = [.searchingForStrap, .strapLost, .noSensorContact, .noGPSFix, .sunsetSoon]
+    static let statuses = LEDSignal.statuses
 
     @Test("RGB: each zone a steady colour of its own; the top zone flashes red; statuses always blink")
     func rgb() {

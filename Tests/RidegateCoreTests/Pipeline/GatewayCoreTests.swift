@@ -82,6 +82,26 @@ import Testing
         #expect(led(c.handle(.sensorState(.strap("s1"), .lost, at: at(4)))) == .strapLost)
     }
 
+    @Test("A read-only state partition: health says so at once, the LED shows it in place of a status, a zone still wins")
+    func readOnlyStateStorage() {
+        var c = core()
+        func led(_ effects: [Effect]) -> LEDSignal? {
+            effects.compactMap { if case .showOnLED(let s) = $0 { s } else { nil } }.last
+        }
+        func health(_ effects: [Effect]) -> String? { allPublications(effects).first { $0.topic == "health" }?.payload }
+        #expect(led(c.handle(.sensorState(.strap("s1"), .searching, at: at(0)))) == .searchingForStrap)
+        let readOnly = c.handle(.stateStorage(.readOnly, at: at(1)))
+        #expect(led(readOnly) == .stateReadOnly)
+        #expect(health(readOnly)?.contains(#""state_storage":"read_only""#) == true)
+        #expect(health(c.handle(.stateStorage(.readOnly, at: at(2)))) == nil) // said once per change
+        _ = c.handle(.sensorState(.strap("s1"), .connected, at: at(3)))
+        #expect(led(c.handle(.heartRate(strap: "s1", HeartRateMeasurement(beatsPerMinute: 150, sensorContact: .detected), at: at(4)))) == .zone(3, of: 5))
+        #expect(led(c.handle(.sensorState(.strap("s1"), .lost, at: at(5)))) == .stateReadOnly)
+        let writable = c.handle(.stateStorage(.writable, at: at(6)))
+        #expect(led(writable) == .strapLost)
+        #expect(health(writable)?.contains(#""state_storage":"writable""#) == true)
+    }
+
     @Test("Device states are published retained, once per change")
     func deviceStates() {
         var c = core()
