@@ -27,7 +27,8 @@ public enum GatewayAssembly {
     }
 
     /// The daemon: the configured GPS and BLE sensors, the configured LED, and MQTT.
-    public static func daemon(config: GatewayConfig, version: String, logger: Logger) throws(SetupError) -> Gateway {
+    /// `lastGoodInForce`: the configuration file was refused and `config` is the last good copy (`run --last-good`).
+    public static func daemon(config: GatewayConfig, version: String, lastGoodInForce: Bool = false, logger: Logger) throws(SetupError) -> Gateway {
         let clock = SystemClock()
         var sources: [any EventSource] = []
         if config.gps.enabled, let gpsd = config.gps.gpsd {
@@ -60,7 +61,7 @@ public enum GatewayAssembly {
         let loop = try eventLoop()
         // Read before the MQTT client starts: from then on the spool is the client's, on the loop's thread only
         // (SQLite's connection is not shared between threads; reading it here during the first connect crashed).
-        let core = makeCore(config, sequences: readings.sequences(), version: version)
+        let core = makeCore(config, sequences: readings.sequences(), version: version, lastGoodInForce: lastGoodInForce)
         let outputs = try makeSinks(config: config, deviceID: deviceID(config), store: readings, health: health, loop: loop, logger: logger)
         // The ride log stops before MQTT: its last word (`rides/last`) goes out through the connection.
         let sinks = [ServiceManagerSink(notifier: notifier)] + rideLog(config, version: version, outputs: outputs, health: health, logger: logger)
@@ -141,8 +142,10 @@ public enum GatewayAssembly {
     /// moment late is then that many more seconds late, so the time reference's tolerance grows with it.
     /// `powerMeter`: whether a power meter rides along, where the config does not say (the demo's simulated one).
     static func makeCore(_ config: GatewayConfig, sequences: [String: Int] = [:], version: String = "",
-                         removeDiscoveryAtStop: Bool = false, clockRate: Double = 1, powerMeter: Bool? = nil) -> GatewayCore {
+                         removeDiscoveryAtStop: Bool = false, clockRate: Double = 1, powerMeter: Bool? = nil,
+                         lastGoodInForce: Bool = false) -> GatewayCore {
         var settings = makeSettings(config)
+        settings.runsLastGoodConfig = lastGoodInForce
         settings.gpsTimeTolerance *= max(1, clockRate)
         if config.mqtt.homeAssistantDiscovery {
             let id = deviceID(config)

@@ -14,11 +14,14 @@ public enum LEDSignal: Sendable, Equatable, CustomStringConvertible {
     /// The state directory cannot be written (a read-only state partition): the ride is kept in memory only
     /// and is lost if the power goes. Shown where a status would be; a zone still wins.
     case stateReadOnly
+    /// The configuration file was refused (a mistake made on a laptop): the last good one runs. Shown like
+    /// `stateReadOnly`, which outranks it.
+    case configRejected
     /// The lap button was heard (a lap marked, or the ride ended): a quick flicker, then back to what it showed.
     case acknowledged
 
     /// Every status (what `ridegate led test` shows after the zones; none may look like a zone).
-    public static let statuses: [LEDSignal] = [.searchingForStrap, .strapLost, .noSensorContact, .noGPSFix, .sunsetSoon, .stateReadOnly]
+    public static let statuses: [LEDSignal] = [.searchingForStrap, .strapLost, .noSensorContact, .noGPSFix, .sunsetSoon, .stateReadOnly, .configRejected]
 
     /// A zone, with or without the sunset warning.
     public var isZone: Bool {
@@ -39,6 +42,7 @@ public enum LEDSignal: Sendable, Equatable, CustomStringConvertible {
         case .zoneAtDusk(let n, let top): "zone \(n)/\(top), sunset soon"
         case .sunsetSoon: "sunset soon"
         case .stateReadOnly: "state partition read-only"
+        case .configRejected: "configuration refused, the last good one runs"
         case .acknowledged: "lap button heard"
         }
     }

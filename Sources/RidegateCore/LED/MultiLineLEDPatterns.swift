@@ -31,6 +31,8 @@ public enum RGBLEDPatterns {
             return BlinkPattern(frames: [(1200, red | green), (300, 0), (300, red | green), (1200, 0)])
         case .stateReadOnly:
             return BlinkPattern(frames: [(500, red), (500, red | green)]) // red and yellow in turn
+        case .configRejected:
+            return BlinkPattern(frames: [(500, red | blue), (500, 0)]) // magenta, blinking
         case .acknowledged:
             return BlinkPattern(frames: [(50, red | green | blue), (50, 0), (50, red | green | blue), (50, 0), (50, red | green | blue), (750, 0)])
         }
@@ -64,6 +66,8 @@ public enum BarLEDPatterns {
             return BlinkPattern(frames: [(1200, last), (300, 0), (300, last), (1200, 0)])
         case .stateReadOnly:
             return BlinkPattern(frames: [(300, 1), (300, 0), (300, 1), (300, 0), (1200, 1), (1200, 0)]) // the first LED, short-short-long
+        case .configRejected:
+            return BlinkPattern(frames: [(1200, last), (300, 0), (300, last), (300, 0), (300, last), (1200, 0)]) // the last LED, long-short-short
         case .acknowledged:
             return BlinkPattern(frames: [(50, all), (50, 0), (50, all), (50, 0), (50, all), (750, 0)])
         }

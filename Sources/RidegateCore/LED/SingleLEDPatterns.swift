@@ -37,6 +37,8 @@ public enum SingleLEDPatterns {
             return BlinkPattern([(1200, true), (300, false), (300, true), (1200, false)]) // long-short
         case .stateReadOnly:
             return BlinkPattern([(300, true), (300, false), (300, true), (300, false), (1200, true), (1200, false)]) // short-short-long
+        case .configRejected:
+            return BlinkPattern([(1200, true), (300, false), (300, true), (300, false), (300, true), (1200, false)]) // long-short-short
         case .acknowledged:
             return BlinkPattern([(50, true), (50, false), (50, true), (50, false), (50, true), (750, false)]) // a quick flicker
         }

@@ -12,8 +12,11 @@ extension GatewayCore {
 
     func currentLEDSignal() -> LEDSignal {
         let signal = zoneOrStatus()
-        // A ride that cannot be saved outranks every other status; the zone still wins (it is why the LED exists).
-        return stateStorage == .readOnly && !signal.isZone ? .stateReadOnly : signal
+        // A ride that cannot be saved, then a configuration refused, outrank every other status; the zone still
+        // wins (it is why the LED exists).
+        guard !signal.isZone else { return signal }
+        if stateStorage == .readOnly { return .stateReadOnly }
+        return settings.runsLastGoodConfig ? .configRejected : signal
     }
 
     private func zoneOrStatus() -> LEDSignal {

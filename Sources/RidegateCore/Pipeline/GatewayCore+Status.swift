@@ -18,6 +18,7 @@ extension GatewayCore {
         json.add("coalesced", coalesced.values.reduce(0, +))
         json.add("gps_state", gpsState?.rawValue)
         json.add("state_storage", stateStorage.rawValue)
+        json.add("config", settings.runsLastGoodConfig ? "last_good" : "file")
         return [.publish(Publication(topic: .health, payload: json.finish(), retain: true))]
     }
 

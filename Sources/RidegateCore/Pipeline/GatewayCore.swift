@@ -38,6 +38,9 @@ public struct GatewayCore: Sendable {
         public var positionInterval: Double = 5
         /// Send the system clock's offset from GPS time to a time daemon (`gps.chrony_socket`).
         public var clockSamples = false
+        /// The configuration file was refused and the last good copy runs (`run --last-good`): said on the LED
+        /// and on `health` (`config`).
+        public var runsLastGoodConfig = false
         /// How far (seconds) a fix's time may stray from the established GPS time before it is rejected.
         public var gpsTimeTolerance = 2.0
 

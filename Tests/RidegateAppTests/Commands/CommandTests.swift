@@ -68,8 +68,8 @@ import Testing
         #expect(health["mqtt_connects"] as? Int == 1 && health["spool_dropped"] as? Int == 0 && health["strap_reconnects"] as? Int == 0)
         #expect((health["ts"] as? String)?.hasPrefix("2026-06-21T") == true)
         #expect(health["ride_log"] as? String == "disk" && health["ride_log_waiting"] as? Int == 0 && health["ride_log_dropped"] as? Int == 0)
-        #expect(health["state_storage"] as? String == "writable")
-        #expect(Set(health.keys) == Set(numbers + ["ts", "clock_trusted", "gps_state", "spool_mode", "ride_log", "mqtt_broker", "state_storage"]),
+        #expect(health["state_storage"] as? String == "writable" && health["config"] as? String == "file")
+        #expect(Set(health.keys) == Set(numbers + ["ts", "clock_trusted", "gps_state", "spool_mode", "ride_log", "mqtt_broker", "state_storage", "config"]),
                 "undocumented or missing: \(health.keys.sorted())")
         #expect((health["ride_log_bytes"] as? Int ?? 0) > 0 && health["rides_removed"] as? Int == 0)
 

@@ -102,6 +102,17 @@ import Testing
         #expect(health(writable)?.contains(#""state_storage":"writable""#) == true)
     }
 
+    @Test("The last good configuration in force: health says config last_good, the LED shows it in place of a status")
+    func lastGoodConfig() {
+        var settings = GatewayCore.Settings(zones: .percentOfMax(190, percentages: [50, 60, 70, 80, 90]), zoneDwellSeconds: 0)
+        settings.runsLastGoodConfig = true
+        var c = GatewayCore(settings: settings)
+        let effects = c.handle(.sensorState(.strap("s1"), .searching, at: at(0)))
+        #expect(effects.contains { if case .showOnLED(.configRejected) = $0 { true } else { false } })
+        #expect(allPublications(effects).first { $0.topic == "health" }?.payload.contains(#""config":"last_good""#) == true)
+        #expect(c.handle(.stateStorage(.readOnly, at: at(1))).contains { if case .showOnLED(.stateReadOnly) = $0 { true } else { false } })
+    }
+
     @Test("Device states are published retained, once per change")
     func deviceStates() {
         var c = core()
