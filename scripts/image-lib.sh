@@ -1,0 +1,238 @@
+# The steps of scripts/build-image, sourced by it (and by scripts/boot-image, which reads images).
+
+IMAGE_BOOT_MB=256   # the FAT partition: firmware, kernel, initrd, config, seed
+IMAGE_STATE_MB=64   # the state partition as shipped; grown to the card at first boot
+
+# An arm64 trixie root with the image's packages, made once per package list and deploy/image/ ($1: where,
+# $2: the packages). The .debs of ridegate's own libraries are kept beside it (for --base).
+debian_root() {
+    local dir=$1 packages=$2
+    [ -f "$dir/.ridegate-complete" ] && return 0
+    stamp "making the image's root (mmdebstrap, arm64 under qemu-user)"
+    rm -rf "$dir" "$dir.tmp"
+    # No service may start inside the build (the chroot shares this machine's kernel).
+    mmdebstrap --mode=root --arch=arm64 --variant=apt --components="main non-free-firmware" --include="$packages" \
+        --essential-hook='printf "#!/bin/sh\nexit 101\n" > "$1/usr/sbin/policy-rc.d"; chmod 755 "$1/usr/sbin/policy-rc.d"' \
+        trixie "$dir.tmp" "$(debian_mirror)" >"$dir.log" 2>&1 || { tail -20 "$dir.log" >&2; rm -rf "$dir.tmp"; return 1; }
+    touch "$dir.tmp/.ridegate-complete"
+    mv "$dir.tmp" "$dir"
+}
+
+# Mounts what a chroot needs to run maintainer scripts, until chroot_done.
+chroot_ready() {
+    mount -t proc proc "$1/proc"
+    mount --bind /sys "$1/sys"
+    mount --bind /dev "$1/dev"
+}
+chroot_done() {
+    local m
+    for m in dev sys proc; do mountpoint -q "$1/$m" && umount -l "$1/$m"; done
+    return 0
+}
+
+# ridegate's package and the image's configuration, into root $1 ($2: the package).
+configure_root() {
+    local r=$1 deb=$2 img=$here/deploy/image
+    chroot_ready "$r"
+    cp "$deb" "$r/tmp/ridegate.deb"
+    chroot "$r" dpkg -i /tmp/ridegate.deb >&2
+    rm "$r/tmp/ridegate.deb"
+    install -m 0644 "$img/raspi-firmware" "$r/etc/default/raspi-firmware"
+    install -m 0644 "$img/raspi-extra-cmdline" "$r/etc/default/raspi-extra-cmdline"
+    install -m 0644 "$img/fstab" "$r/etc/fstab"
+    install -D -m 0644 "$img/cloud.cfg" "$r/etc/cloud/cloud.cfg.d/90-ridegate.cfg"
+    install -D -m 0644 "$img/sshd.conf" "$r/etc/ssh/sshd_config.d/ridegate-image.conf"
+    install -D -m 0644 "$img/chrony.conf" "$r/etc/chrony/conf.d/ridegate.conf"
+    install -D -m 0755 "$img/image-state" "$r/usr/lib/ridegate/image-state"
+    install -D -m 0644 "$img/systemd/ridegate-state.service" "$r/etc/systemd/system/ridegate-state.service"
+    install -D -m 0644 "$img/systemd/ridegate.service.d/image.conf" "$r/etc/systemd/system/ridegate.service.d/image.conf"
+    install -D -m 0644 "$img/systemd/cloud-init-local.service.d/ridegate.conf" "$r/etc/systemd/system/cloud-init-local.service.d/ridegate.conf"
+    # Host keys made here would be the same on every card: each card makes its own at first boot.
+    rm -f "$r"/etc/ssh/ssh_host_*
+    mkdir -p "$r/var/lib/ridegate-state" "$r/var/lib/ridegate" "$r/etc/ssh/keys" "$r/boot/firmware"
+    echo ridegate > "$r/etc/hostname"
+    chroot "$r" systemctl enable ridegate.service ridegate-state.service ssh.service chrony.service >/dev/null 2>&1
+    # config.txt and cmdline.txt again, from the settings above (the kernel's install wrote them with the defaults;
+    # both enable the UART, enable_uart=1, with or without them).
+    local kver
+    kver=$(ls "$r/lib/modules" | sort -V | tail -1)
+    chroot "$r" env DEB_MAINT_PARAMS=configure /etc/kernel/postinst.d/z50-raspi-firmware "$kver" >&2
+    image_config "$r/boot/firmware/ridegate.toml"
+    install -m 0644 "$img"/seed/* "$r/boot/firmware/"
+    chroot "$r" apt-get clean
+    rm -rf "$r"/var/lib/apt/lists/* "$r/usr/sbin/policy-rc.d"
+    : > "$r/etc/machine-id"
+    chroot_done "$r"
+}
+
+# The configuration a new card starts with ($1: where), from deploy/ridegate.toml.example: the LED of
+# docs/hardware.md on GPIO17, the GPS time for chrony.
+image_config() {
+    sed -e 's|^mode = "off" *#|mode = "single"              #|' \
+        -e 's|^# line_name = "GPIO17" *#|line_name = "GPIO17"          #|' \
+        -e 's|^# chrony_socket = |chrony_socket = |' \
+        -e '1a# On the image: this file is on the card'"'"'s FAT partition (edit it from a laptop); read at boot.' \
+        "$here/deploy/ridegate.toml.example" > "$1"
+}
+
+# The state partition's file system, in $1/state.img: ridegate's state directory (owned by its user in root $2)
+# holding the first last good configuration ($3), and a folder for the SSH host keys.
+state_partition() {
+    local w=$1 r=$2 config=$3 uid gid
+    uid=$(awk -F: '$1 == "ridegate" {print $3}' "$r/etc/passwd")
+    gid=$(awk -F: '$1 == "ridegate" {print $4}' "$r/etc/passwd")
+    mkdir -p "$w/state/ridegate" "$w/state/ssh"
+    # The shipped configuration is the first last good one: a card whose file is mistyped before its first boot
+    # still rides.
+    install -m 0600 "$config" "$w/state/ridegate/last-good.toml"
+    chown -R "$uid:$gid" "$w/state/ridegate"
+    chmod 0700 "$w/state/ridegate" "$w/state/ssh"
+    mkfs.ext4 -q -L ridegate-state -d "$w/state" "$w/state.img" "${IMAGE_STATE_MB}M" >/dev/null
+}
+
+# The partitions of $1/root, laid out in image $2: FAT (from /boot/firmware), the root, the state partition
+# (unless $3 is "two": the stand-in for a Raspberry Pi OS image, FAT and root only).
+assemble_image() {
+    local w=$1 out=$2 r=$1/root layout=${3:-three}
+    stamp "making the partitions"
+    mkdir -p "$w/boot"
+    mv "$r"/boot/firmware/* "$w/boot/"
+    mkfs.vfat -F 32 -n RASPIFIRM -C "$w/boot.img" $((IMAGE_BOOT_MB * 1024)) >/dev/null
+    mcopy -s -i "$w/boot.img" "$w"/boot/* ::/
+    [ "$layout" = two ] || state_partition "$w" "$r" "$w/boot/ridegate.toml"
+    local root_mb
+    root_mb=$(( $(du -sm "$r" | cut -f1) * 6 / 5 + 128 ))
+    mkfs.ext4 -q -L RASPIROOT -d "$r" "$w/root.img" "${root_mb}M" >/dev/null
+    local boot_start=4 root_start=$((4 + IMAGE_BOOT_MB)) state_start=$((4 + IMAGE_BOOT_MB + root_mb))
+    local state_mb=$IMAGE_STATE_MB state_line="start=${state_start}MiB, size=${IMAGE_STATE_MB}MiB, type=83"
+    [ "$layout" = three ] || { state_mb=0; state_line=; }
+    truncate -s "$(( state_start + state_mb ))M" "$out"
+    sfdisk -q "$out" <<TABLE
+label: dos
+start=${boot_start}MiB, size=${IMAGE_BOOT_MB}MiB, type=c
+start=${root_start}MiB, size=${root_mb}MiB, type=83
+$state_line
+TABLE
+    dd if="$w/boot.img" of="$out" bs=1M seek=$boot_start conv=notrunc,sparse status=none
+    dd if="$w/root.img" of="$out" bs=1M seek=$root_start conv=notrunc,sparse status=none
+    [ "$layout" = two ] || dd if="$w/state.img" of="$out" bs=1M seek=$state_start conv=notrunc,sparse status=none
+    rm -f "$w/boot.img" "$w/root.img" "$w/state.img"
+}
+
+# Byte offset and size of partition $2 of image $1.
+partition_offset() { sfdisk -J "$1" | python3 -c "import json,sys; p=json.load(sys.stdin)['partitiontable']; print(p['partitions'][$2-1]['start']*p.get('sectorsize',512))"; }
+partition_size() { sfdisk -J "$1" | python3 -c "import json,sys; p=json.load(sys.stdin)['partitiontable']; print(p['partitions'][$2-1]['size']*p.get('sectorsize',512))"; }
+
+# Raspberry Pi Imager's OS list for the image ($1: folder of the .img.xz, $2: name, $3: the raw image, $4: version).
+imager_list() {
+    local dir=$1 name=$2 raw=$3 version=$4
+    local url=${RIDEGATE_IMAGE_URL:-https://github.com/ridegate/ridegate/releases/download/v$version}/$name.img.xz
+    python3 - "$dir/$name.img.xz" "$raw" "$url" "$version" <<'PY'
+import hashlib, json, os, sys, datetime
+xz, raw, url, version = sys.argv[1:]
+def sha(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+entry = {
+    "name": f"ridegate {version} (Debian trixie, 64-bit)",
+    "description": "Sensor gateway for a bike-mounted Pi: heart rate, power, speed, GPS, LED zones, MQTT. Pi 3, 4, 400, Zero 2 W.",
+    "url": url,
+    "extract_size": os.path.getsize(raw),
+    "extract_sha256": sha(raw),
+    "image_download_size": os.path.getsize(xz),
+    "image_download_sha256": sha(xz),
+    "release_date": datetime.date.today().isoformat(),
+    "init_format": "cloudinit-rpi",
+    "devices": ["pi4-64bit", "pi3-64bit"],
+}
+print(json.dumps({"os_list": [entry]}, indent=2))
+PY
+}
+
+# Downloads the arm64 trixie packages named ($2...) into $1 from the Debian mirror, checked against the archive's
+# index (for --base: ridegate's libraries, installed into an image without booting it).
+fetch_debs() {
+    local dir=$1; shift
+    mkdir -p "$dir"
+    python3 - "$(debian_mirror)" "$dir" "$@" <<'PY'
+import hashlib, lzma, os, sys, urllib.request
+mirror, folder, wanted = sys.argv[1].rstrip("/"), sys.argv[2], set(sys.argv[3:])
+index = lzma.decompress(urllib.request.urlopen(f"{mirror}/dists/trixie/main/binary-arm64/Packages.xz").read()).decode()
+found = {}
+for stanza in index.split("\n\n"):
+    fields = dict(line.split(": ", 1) for line in stanza.splitlines() if ": " in line and not line.startswith(" "))
+    if fields.get("Package") in wanted:
+        found[fields["Package"]] = fields
+missing = wanted - found.keys()
+if missing:
+    sys.exit(f"error: not in trixie's arm64 index: {' '.join(sorted(missing))}")
+for name, fields in found.items():
+    data = urllib.request.urlopen(f"{mirror}/{fields['Filename']}").read()
+    if hashlib.sha256(data).hexdigest() != fields["SHA256"]:
+        sys.exit(f"error: {fields['Filename']} does not match the archive's SHA256")
+    with open(os.path.join(folder, os.path.basename(fields["Filename"])), "wb") as f:
+        f.write(data)
+PY
+}
+
+# A Raspberry Pi OS Lite image ($1, .img.xz or .img) made into ridegate's ($2) without booting it ($3: the
+# package): ridegate and its libraries installed, the service enabled with the FAT partition's configuration,
+# no console on the UART, and a state partition added after the root (Raspberry Pi OS keeps its own SSH host
+# keys and cloud-init setup; its root stays writable: `raspi-config` can make it read-only).
+customise_base() {
+    local base=$1 out=$2 deb=$3 w
+    w=$(dirname "$out")
+    case $base in *.xz) xz -dc "$base" > "$out" ;; *) cp --sparse=always "$base" "$out" ;; esac
+    local types
+    types=$(sfdisk -J "$out" | python3 -c "import json,sys; print(' '.join(p['type'] for p in json.load(sys.stdin)['partitiontable']['partitions']))")
+    [ "$types" = "c 83" ] || { echo "error: $base has partitions of types '$types'; expected Raspberry Pi OS's two (FAT 'c', Linux '83')" >&2; return 1; }
+    local end_mb=$(( ($(partition_offset "$out" 2) + $(partition_size "$out" 2) + 1048575) / 1048576 ))
+    truncate -s "$(( end_mb + IMAGE_STATE_MB ))M" "$out"
+    echo "start=${end_mb}MiB, size=${IMAGE_STATE_MB}MiB, type=83" | sfdisk -q --append "$out"
+    local runtime
+    runtime=$(dpkg-deb -f "$deb" Depends | tr ',' '\n' | sed 's/(.*)//; s/ //g' | grep -v '^$')
+    fetch_debs "$w/debs" $runtime
+    local r=$w/mnt
+    mkdir -p "$r"
+    # By offset: no partition device nodes needed (none appear in a container without udev).
+    mount -o "loop,offset=$(partition_offset "$out" 2),sizelimit=$(partition_size "$out" 2)" "$out" "$r"
+    chroot_ready "$r"
+    mkdir -p "$r/tmp/ridegate-debs" && cp "$w"/debs/*.deb "$deb" "$r/tmp/ridegate-debs/"
+    # Only the libraries the image lacks (its own newer ones stay).
+    local d
+    for d in "$r"/tmp/ridegate-debs/*.deb; do
+        chroot "$r" dpkg-query -W -f '${Status}' "$(dpkg-deb -f "$d" Package)" 2>/dev/null | grep -q 'install ok installed' && rm "$d"
+    done
+    chroot "$r" sh -c 'dpkg -i /tmp/ridegate-debs/*.deb' >&2
+    rm -rf "$r/tmp/ridegate-debs"
+    local img=$here/deploy/image
+    sed -n '/ridegate-state\|ridegate /p' "$img/fstab" | grep -v '/etc/ssh/keys' >> "$r/etc/fstab"
+    install -D -m 0755 "$img/image-state" "$r/usr/lib/ridegate/image-state"
+    install -D -m 0644 "$img/systemd/ridegate-state.service" "$r/etc/systemd/system/ridegate-state.service"
+    install -D -m 0644 "$img/systemd/ridegate.service.d/image.conf" "$r/etc/systemd/system/ridegate.service.d/image.conf"
+    mkdir -p "$r/var/lib/ridegate-state" "$r/var/lib/ridegate" "$r/etc/ssh/keys"
+    chroot "$r" systemctl enable ridegate.service ridegate-state.service >/dev/null 2>&1
+    state_partition "$w" "$r" "$(fat_edit "$out" "$w/fat")"
+    chroot_done "$r"
+    umount "$r"
+    dd if="$w/state.img" of="$out" bs=1M seek="$end_mb" conv=notrunc,sparse status=none
+    rm -f "$w/state.img"
+}
+
+# The FAT partition of image $1 edited with mtools (no mount: not every kernel here has vfat): ridegate.toml,
+# no console on the UART in cmdline.txt, the UART on in config.txt. $2: a scratch folder. Prints the config's path.
+fat_edit() {
+    local out=$1 dir=$2 at
+    at="$out@@$(partition_offset "$out" 1)"
+    mkdir -p "$dir"
+    image_config "$dir/ridegate.toml"
+    mcopy -n -i "$at" ::/cmdline.txt "$dir/cmdline.txt"
+    mcopy -n -i "$at" ::/config.txt "$dir/config.txt"
+    sed -i 's/ *console=serial0,[0-9]*//; s/ *console=ttyS[0-9],[0-9]*//; s/ *console=ttyAMA[0-9],[0-9]*//' "$dir/cmdline.txt"
+    grep -qx 'enable_uart=1' "$dir/config.txt" || printf '\n[all]\nenable_uart=1\n' >> "$dir/config.txt"
+    mcopy -o -i "$at" "$dir/ridegate.toml" "$dir/cmdline.txt" "$dir/config.txt" ::/
+    echo "$dir/ridegate.toml"
+}
