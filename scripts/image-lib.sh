@@ -119,6 +119,12 @@ TABLE
     rm -f "$w/boot.img" "$w/root.img" "$w/state.img"
 }
 
+# The packages package $1 depends on, one per line, without versions.
+deb_depends() { dpkg-deb -f "$1" Depends | tr ',' '\n' | sed 's/(.*)//; s/ //g' | grep -v '^$'; }
+
+# The MBR types of image $1's partitions, space-separated ("c 83 83").
+partition_types() { sfdisk -J "$1" | python3 -c "import json,sys; print(' '.join(p['type'] for p in json.load(sys.stdin)['partitiontable']['partitions']))"; }
+
 # Byte offset and size of partition $2 of image $1.
 partition_offset() { sfdisk -J "$1" | python3 -c "import json,sys; p=json.load(sys.stdin)['partitiontable']; print(p['partitions'][$2-1]['start']*p.get('sectorsize',512))"; }
 partition_size() { sfdisk -J "$1" | python3 -c "import json,sys; p=json.load(sys.stdin)['partitiontable']; print(p['partitions'][$2-1]['size']*p.get('sectorsize',512))"; }
@@ -187,13 +193,13 @@ customise_base() {
     w=$(dirname "$out")
     case $base in *.xz) xz -dc "$base" > "$out" ;; *) cp --sparse=always "$base" "$out" ;; esac
     local types
-    types=$(sfdisk -J "$out" | python3 -c "import json,sys; print(' '.join(p['type'] for p in json.load(sys.stdin)['partitiontable']['partitions']))")
+    types=$(partition_types "$out")
     [ "$types" = "c 83" ] || { echo "error: $base has partitions of types '$types'; expected Raspberry Pi OS's two (FAT 'c', Linux '83')" >&2; return 1; }
     local end_mb=$(( ($(partition_offset "$out" 2) + $(partition_size "$out" 2) + 1048575) / 1048576 ))
     truncate -s "$(( end_mb + IMAGE_STATE_MB ))M" "$out"
     echo "start=${end_mb}MiB, size=${IMAGE_STATE_MB}MiB, type=83" | sfdisk -q --append "$out"
     local runtime
-    runtime=$(dpkg-deb -f "$deb" Depends | tr ',' '\n' | sed 's/(.*)//; s/ //g' | grep -v '^$')
+    runtime=$(deb_depends "$deb")
     fetch_debs "$w/debs" $runtime
     local r=$w/mnt
     mkdir -p "$r"
