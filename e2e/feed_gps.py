@@ -2,12 +2,17 @@
 
     feed_gps.py CAPTURE --pty LINK       a new pty, its device linked at LINK (the end-to-end VM)
     feed_gps.py CAPTURE --socket PATH    a unix socket, such as qemu's chardev behind a guest UART (package VM)
+
+On a socket, what the guest writes to its UART is read and counted (its first bytes on stderr): a real GPS
+takes whatever comes down its line, but qemu's serial device waits for a socket's reader, holding the whole
+virtual machine, once the socket's buffer is full.
 """
 import argparse
 import os
 import pty
 import socket
 import sys
+import threading
 import time
 import tty
 
@@ -35,11 +40,26 @@ def pty_writer(link):
     return lambda data: os.write(controller, data)
 
 
+def drain(peer):
+    """Reads what the guest sends down the line until it goes away; says how much, and how it began."""
+    total = 0
+    try:
+        while data := peer.recv(4096):
+            if not total:
+                print(f"feed_gps: the guest writes to its UART, first: {data[:200]!r}", file=sys.stderr, flush=True)
+            total += len(data)
+    except OSError:
+        pass
+    if total:
+        print(f"feed_gps: the guest wrote {total} bytes to its UART in all", file=sys.stderr, flush=True)
+
+
 def socket_writer(path):
     for _ in range(600):  # qemu creates the socket a moment after it starts
         try:
             peer = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             peer.connect(path)
+            threading.Thread(target=drain, args=(peer,), daemon=True).start()
             return peer.sendall
         except OSError:
             time.sleep(0.1)

@@ -75,6 +75,24 @@ total = sum(n for _, n in per_entity)
 print(f"recorder: {total} state rows in {span_h * 60:.1f} riding minutes = {total / span_h:.0f} rows per riding hour; busiest: "
       + ", ".join(f"{e.split('.', 1)[1].replace('ridegate_bike_', '')} {n / span_h:.0f}/h" for e, n in per_entity[:6]))
 
+# An upgrade (--upgrade-from): the earlier build's entities kept by the device message, history continued.
+if (work / "registry-before.json").exists():
+    def ridegate_entries(path):
+        data = json.loads(path.read_text())["data"]
+        return {e["unique_id"]: (e["entity_id"], e["id"]) for e in data["entities"] if e["platform"] == "mqtt" and e["unique_id"].startswith("ridegate_bike")}
+    before, after = ridegate_entries(work / "registry-before.json"), ridegate_entries(work / "registry-after.json")
+    changed = sorted(u for u in before if after.get(u) != before[u])
+    check(len(before) >= 30 and not changed,
+          f"upgrade: the earlier build's {len(before)} entities kept with the same entity ids and registry entries; changed: {changed[:5]}")
+    check(not (set(after) - set(before)), f"upgrade: no entity beyond the earlier build's: {sorted(set(after) - set(before))[:5]}")
+    upgraded = float((work / "upgraded-at").read_text())
+    continued = [e for e in ("sensor.ridegate_bike_speed", "sensor.ridegate_bike_heart_rate", "sensor.ridegate_bike_sensor_demo_power_power_3s",
+                             "sensor.ridegate_bike_strap_demo_strap_battery", "binary_sensor.ridegate_bike_online")
+                 if any(r[2] < upgraded for r in states(e)) and any(r[2] > upgraded and r[0] not in ("unavailable", "unknown") for r in states(e))]
+    check(len(continued) == 5, f"upgrade: history before and live states after under the same entity ids: {continued}")
+    retained = [line.split(" ", 1)[0] for line in (work / "retained-upgrade.txt").read_text().splitlines() if line.strip()]
+    check(retained == ["homeassistant/device/bike/config"], f"upgrade: only the device message retained, no per-entity config: {retained[:5]}")
+
 log = (config / "home-assistant.log").read_text(errors="replace")
 problems = [line for line in log.splitlines() if ("WARNING" in line or "ERROR" in line) and ("mqtt" in line.lower() or "ridegate" in line)]
 check(not problems, f"no MQTT or ridegate warning or error in HA's log ({len(problems)}): " + " | ".join(problems[:5]))

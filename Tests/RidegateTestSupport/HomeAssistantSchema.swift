@@ -53,6 +53,58 @@ public enum HomeAssistantSchema {
         "timestamp": ([], []),
     ]
 
+    static let platforms: Set<String> = ["sensor", "binary_sensor", "event", "device_tracker"]
+
+    /// A device discovery message's components as Home Assistant takes them: each merged with the message's
+    /// device and origin (which a component cannot override), keyed by its key in `components`. A component
+    /// given as its platform alone (a removal) is an empty object. Nil when the payload is not such a message.
+    public static func components(ofDevice payload: String) -> [String: [String: Any]]? {
+        guard let json = (try? JSONSerialization.jsonObject(with: Data(payload.utf8))) as? [String: Any],
+              let components = json["components"] as? [String: [String: Any]] else { return nil }
+        return components.mapValues { component in
+            guard component.keys.contains(where: { $0 != "platform" }) else { return [:] }
+            var merged = component
+            merged["device"] = json["device"]
+            merged["origin"] = json["origin"]
+            return merged
+        }
+    }
+
+    /// Every rule a device discovery message (`<prefix>/device/<object_id>/config`) breaks: the message's own
+    /// (only device, origin and components; both mappings valid; each component with a known platform, a key of
+    /// `[a-zA-Z0-9_-]`, and no device or origin of its own, which Home Assistant would ignore), then each
+    /// component's as a config of its platform.
+    public static func deviceProblems(topic: String, payload: String, prefix: String = "homeassistant") -> [String] {
+        var found: [String] = []
+        func fail(_ text: String) { found.append("\(topic): \(text)") }
+        let parts = topic.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 4, parts[0] == prefix, parts[1] == "device", parts[3] == "config", isObjectID(parts[2]) else {
+            return ["\(topic): not <prefix>/device/<object_id>/config"]
+        }
+        guard let json = (try? JSONSerialization.jsonObject(with: Data(payload.utf8))) as? [String: Any],
+              let components = json["components"] as? [String: [String: Any]] else {
+            return ["\(topic): payload is not a JSON object with components"]
+        }
+        for key in Set(json.keys).subtracting(["device", "origin", "components"]).sorted() { fail("'\(key)' at the top level invalidates the message") }
+        deviceProblems(json, fail)
+        for (key, component) in components.sorted(by: { $0.key < $1.key }) {
+            guard let platform = component["platform"] as? String, platforms.contains(platform) else {
+                fail("component \(key): no platform ridegate announces")
+                continue
+            }
+            if !isObjectID(key) { fail("component key '\(key)' is not [a-zA-Z0-9_-]+") }
+            if component["device"] != nil || component["origin"] != nil { fail("component \(key): its own device or origin is ignored") }
+            guard component.count > 1, let merged = Self.components(ofDevice: payload)?[key],
+                  let text = try? JSONSerialization.data(withJSONObject: merged.filter { $0.key != "platform" }) else { continue }
+            found += problems(topic: "\(prefix)/\(platform)/\(key)/config", payload: String(decoding: text, as: UTF8.self), prefix: prefix)
+        }
+        return found
+    }
+
+    static func isObjectID(_ text: String) -> Bool {
+        !text.isEmpty && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }
+    }
+
     /// Every rule this config (published on `topic`, under discovery prefix `prefix`) breaks.
     public static func problems(topic: String, payload: String, prefix: String = "homeassistant") -> [String] {
         var found: [String] = []
@@ -62,7 +114,7 @@ public enum HomeAssistantSchema {
             return ["\(topic): not <prefix>/<component>/<object_id>/config"]
         }
         let component = parts[1]
-        if parts[2].isEmpty || !parts[2].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }) {
+        if !isObjectID(parts[2]) {
             fail("object id '\(parts[2])' is not [a-zA-Z0-9_-]+")
         }
         guard let json = (try? JSONSerialization.jsonObject(with: Data(payload.utf8))) as? [String: Any] else {

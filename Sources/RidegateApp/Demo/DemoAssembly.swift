@@ -42,14 +42,20 @@ extension GatewayAssembly {
         config.heartRate.enabled = true
         // Power zones need an FTP: the recording's, else the simulated rider's, unless the config gives one.
         if config.zones.ftp == nil { config.zones.ftp = ride.thresholdPower ?? Int(EffortModel().thresholdWatts) }
+        // Its readings come `speed` times faster, and so does its backlog's pace.
+        config.mqtt.replayPerSecond *= max(1, options.speed)
+        // Before the spool is opened (see `daemon`): a state directory an earlier release rode with is migrated too.
+        let discovery = DiscoveryStart(config: config, kinds: Set(SensorProfile.builtIn))
         let readings = openSpool(config, logger: logger)
         let health = HealthFields()
         let loop = try eventLoop()
         // Before the MQTT client starts (see `daemon`).
-        let core = makeCore(config, sequences: readings.sequences(), version: version, removeDiscoveryAtStop: true, clockRate: options.speed,
-                            powerMeter: ride.powerMeter)
+        let sequences = readings.sequences()
+        let core = makeCore(config, sequences: sequences, version: version, removeDiscoveryAtStop: true, clockRate: options.speed,
+                            powerMeter: ride.powerMeter, discovery: discovery.map { $0.prepare(sequences: sequences, logger: logger) })
         let outputs = try makeSinks(config: config, deviceID: deviceID(config), store: readings, health: health, loop: loop,
-                                      clearRetainedAtStop: !options.keepRetained, logger: logger)
+                                    clearRetainedAtStop: !options.keepRetained, afterOneShots: discovery?.migrated(logger: logger),
+                                    logger: logger)
         var sinks = rideLog(config, version: version, outputs: outputs, health: health, logger: logger) + outputs + [store]
         if let progress = options.progress { sinks.append(DemoProgressSink(units: config.displayUnits, write: progress)) }
         let play = ride.play

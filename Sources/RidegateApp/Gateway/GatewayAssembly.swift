@@ -51,6 +51,8 @@ public enum GatewayAssembly {
         }
         let store = StateStoreSink(directory: config.stateDirectory, logger: logger.labeled("state"))
         sources.append(RememberedPositionSource(store: store, clock: clock))
+        // Looked at before the spool is opened (which makes its file).
+        let discovery = DiscoveryStart(config: config)
         let readings = openSpool(config, logger: logger)
         sources.append(StateStorageSource(directory: config.stateDirectory, clock: clock, logger: logger.labeled("state")))
         let notifier = ServiceNotifier()
@@ -61,8 +63,11 @@ public enum GatewayAssembly {
         let loop = try eventLoop()
         // Read before the MQTT client starts: from then on the spool is the client's, on the loop's thread only
         // (SQLite's connection is not shared between threads; reading it here during the first connect crashed).
-        let core = makeCore(config, sequences: readings.sequences(), version: version, lastGoodInForce: lastGoodInForce)
-        let outputs = try makeSinks(config: config, deviceID: deviceID(config), store: readings, health: health, loop: loop, logger: logger)
+        let sequences = readings.sequences()
+        let core = makeCore(config, sequences: sequences, version: version, lastGoodInForce: lastGoodInForce,
+                            discovery: discovery.map { $0.prepare(sequences: sequences, logger: logger) })
+        let outputs = try makeSinks(config: config, deviceID: deviceID(config), store: readings, health: health, loop: loop,
+                                    afterOneShots: discovery?.migrated(logger: logger), logger: logger)
         // The ride log stops before MQTT: its last word (`rides/last`) goes out through the connection.
         let sinks = [ServiceManagerSink(notifier: notifier)] + rideLog(config, version: version, outputs: outputs, health: health, logger: logger)
             + outputs + [store]
@@ -143,7 +148,7 @@ public enum GatewayAssembly {
     /// `powerMeter`: whether a power meter rides along, where the config does not say (the demo's simulated one).
     static func makeCore(_ config: GatewayConfig, sequences: [String: Int] = [:], version: String = "",
                          removeDiscoveryAtStop: Bool = false, clockRate: Double = 1, powerMeter: Bool? = nil,
-                         lastGoodInForce: Bool = false) -> GatewayCore {
+                         lastGoodInForce: Bool = false, discovery prepared: DiscoveryStart.Prepared? = nil) -> GatewayCore {
         var settings = makeSettings(config)
         settings.runsLastGoodConfig = lastGoodInForce
         settings.gpsTimeTolerance *= max(1, clockRate)
@@ -157,6 +162,11 @@ public enum GatewayAssembly {
             discovery.heartRateInterval = settings.heartRateMinimumInterval
             discovery.gpsInterval = settings.gpsMinimumInterval
             discovery.removeAtStop = removeDiscoveryAtStop
+            if let prepared {
+                discovery.rememberedSensors = prepared.remembered
+                discovery.forgottenSensors = prepared.forgotten
+                discovery.legacySensors = prepared.legacySensors
+            }
             settings.homeAssistant = discovery
         }
         var core = GatewayCore(settings: settings)
@@ -184,8 +194,11 @@ public enum GatewayAssembly {
         return settings
     }
 
+    /// `afterOneShots`: called once the broker has taken every one-shot message (an earlier release's discovery
+    /// configs cleared).
     static func makeSinks(config: GatewayConfig, deviceID: String, store: any ReadingStore, health: HealthFields = HealthFields(),
-                          loop: EventLoop? = nil, clearRetainedAtStop: Bool = false, logger: Logger) throws(SetupError) -> [any EffectSink] {
+                          loop: EventLoop? = nil, clearRetainedAtStop: Bool = false, afterOneShots: (@Sendable () -> Void)? = nil,
+                          logger: Logger) throws(SetupError) -> [any EffectSink] {
         var sinks: [any EffectSink] = []
         switch config.led.mode {
         case .off:
@@ -212,8 +225,10 @@ public enum GatewayAssembly {
         var settings = try mqttSettings(config, deviceID: deviceID)
         settings.clearRetainedAtStop = clearRetainedAtStop
         do {
-            let client = try MQTTPublisher(settings: settings, topicPrefix: prefix, store: store, healthFields: health, loop: loop,
-                                            logger: logger.labeled("mqtt"))
+            let client = try MQTTPublisher(settings: settings, topicPrefix: prefix, store: store, replayRate: config.mqtt.replayPerSecond,
+                                           healthFields: health, loop: loop,
+                                           logger: logger.labeled("mqtt"))
+            client.oneShotsDelivered = afterOneShots
             try client.start()
             sinks.append(MQTTSink(client: client))
         } catch {

@@ -2,7 +2,8 @@ import Glibc
 import RidegateCore
 import RidegateLinux
 
-/// Keeps the last position in the state directory (`last-position`: "lat lon"), replaced crash-safely.
+/// Keeps the last position in the state directory (`last-position`: "lat lon"), replaced crash-safely, and the
+/// sensors announced to Home Assistant (`DiscoveryRecord`).
 public struct StateStoreSink: EffectSink {
     public let directory: String
     let logger: Logger
@@ -19,6 +20,14 @@ public struct StateStoreSink: EffectSink {
     var positionFile: String { directory + "/last-position" }
 
     public func apply(_ effect: Effect) {
+        if case .rememberAnnouncedSensors(let sensors) = effect {
+            do {
+                try DiscoveryRecord(directory: directory).remember(sensors)
+            } catch {
+                logger.warning("cannot remember the sensors announced to Home Assistant; they are announced again as they connect",
+                               [("state.directory", directory), ("state.error", "\(error)")])
+            }
+        }
         guard case .rememberPosition(let lat, let lon) = effect else { return }
         do {
             try TextFile.replace(positionFile, with: "\(lat) \(lon)\n")

@@ -19,6 +19,8 @@ extension GatewayConfig {
         public var certificateFile: String?
         public var keyFile: String?
         public var spoolMaxMegabytes = 200
+        /// Backlog readings replayed a second at most after a reconnect (0: as fast as the broker takes them).
+        public var replayPerSecond = 50.0
         /// 0: no limit.
         public var maxHeartRatePerSecond = 0.0
         public var maxGPSPerSecond = 0.0
@@ -63,6 +65,7 @@ extension GatewayConfig {
         mqtt.homeAssistantDiscovery = try m.bool("homeassistant_discovery", default: true)
         mqtt.homeAssistantPrefix = try m.string("homeassistant_prefix", default: mqtt.homeAssistantPrefix, maxBytes: Self.longestPrefix)
         mqtt.spoolMaxMegabytes = try m.integer("spool_max_mb", default: mqtt.spoolMaxMegabytes, range: 1...100_000)
+        mqtt.replayPerSecond = try m.number("replay_per_s", default: mqtt.replayPerSecond, range: 0...10_000)
         mqtt.maxHeartRatePerSecond = try m.number("max_heart_rate_per_s", default: 0, range: 0...100)
         mqtt.maxGPSPerSecond = try m.number("max_gps_per_s", default: 0, range: 0...100)
         guard mqtt.reconnectMaxSeconds >= mqtt.reconnectMinSeconds else {

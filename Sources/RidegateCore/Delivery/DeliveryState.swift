@@ -4,12 +4,31 @@
 /// answers; every rule here is testable without a broker.
 ///
 /// Readings are stored before they are sent (at least once). After each connect everything still stored is
-/// replayed oldest first, at most `replayWindow` in flight, paced by acknowledgements; readings stored
+/// replayed oldest first, at most `replayWindow` in flight and at most `replayRate` a second; readings stored
 /// meanwhile wait behind the backlog, so each topic stays in order. Readings stored before the connect
-/// are `replayed`; later ones are live. Retained state is last-value-wins and sent again on each connect.
+/// are `replayed`; later ones are live. Retained state is last-value-wins and sent again on each connect;
+/// one-shot publications are sent on each connect until every one is acknowledged, then never again.
+///
+/// Why a rate: a broker acknowledges as fast as it takes messages in, so a fleet reconnecting after an outage
+/// would pour its backlogs into each subscriber's queue at once (mosquitto drops beyond `max_queued_messages`,
+/// 1000 by default). Paced, each bike adds at most `replayRate` a second to its live flow: a subscriber with
+/// that to spare per bike never holds a queue.
 public struct DeliveryState: Sendable {
     /// Most stored readings in flight at once while replaying.
     public let replayWindow: Int
+    /// Most backlog readings sent a second (0: as fast as the window allows).
+    public let replayRate: Double
+    /// Backlog readings the replay may send now, and when that was counted (monotonic seconds); it fills at
+    /// `replayRate` up to one batch.
+    private var replayAllowance = 0.0
+    private var allowanceCountedAt = 0.0
+    /// Readings stored while replaying (live ones waiting behind the backlog) and not yet sent by the replay:
+    /// each adds one to what it may send, so the backlog goes at `replayRate` on top of the live flow and
+    /// the replay catches up however busy the gateway is.
+    private var liveAllowance = 0
+    /// One-shot publications until each is acknowledged, in order, and the message ids of those in flight.
+    private var oneShots: [Publication] = []
+    private var oneShotsInFlight: Set<Int32> = []
 
     /// Message id of a send in flight → the stored reading it carries.
     private var inFlight: [Int32: Int64] = [:]
@@ -30,8 +49,14 @@ public struct DeliveryState: Sendable {
     /// Backlog readings sent marked `replayed` (for `health`'s `replayed`).
     public private(set) var replayedCount = 0
 
-    public init(replayWindow: Int) {
+    public init(replayWindow: Int, replayRate: Double = 0) {
         self.replayWindow = max(1, replayWindow)
+        self.replayRate = max(0, replayRate)
+    }
+
+    /// Readings sent together while paced: a tenth of a second's worth, so a paced replay wakes ten times a second.
+    public var replayBatch: Int {
+        replayRate > 0 ? Int(rounding: replayRate / 10, within: 1...replayWindow) ?? 1 : replayWindow
     }
 
     /// Keeps a retained publication (the newest per topic wins) to send again after each connect.
@@ -41,16 +66,44 @@ public struct DeliveryState: Sendable {
 
     /// The connection came up; `newestStoredID` is the spool's newest id (0 when empty). Answers the
     /// retained publications to send again; the replay of the backlog starts (see `replayRequest`).
-    public mutating func connected(newestStoredID: Int64) -> [Publication] {
+    /// `now`: monotonic seconds, from which the replay's pace is counted. The one-shot publications come first.
+    public mutating func connected(newestStoredID: Int64, at now: Double = 0) -> [Publication] {
         connects += 1
         // Nothing in flight survives a connection: everything still stored is sent again, oldest first.
         inFlight.removeAll()
         inFlightIDs.removeAll()
+        oneShotsInFlight.removeAll()
         replayCursor = 0
         backlogEnd = newestStoredID
         replaying = true
         online = true
-        return retained.keys.sorted().compactMap { retained[$0] }
+        replayAllowance = Double(replayBatch) // the first batch at once: a short backlog is not held back
+        liveAllowance = 0
+        allowanceCountedAt = now
+        return oneShots + retained.keys.sorted().compactMap { retained[$0] }
+    }
+
+    /// Keeps a one-shot publication until it is acknowledged (see `Publication.oneShot`).
+    public mutating func keepOneShot(_ publication: Publication) {
+        oneShots.append(publication)
+    }
+
+    /// A one-shot publication was handed to the network with this message id.
+    public mutating func sentOneShot(messageID: Int32) {
+        oneShotsInFlight.insert(messageID)
+    }
+
+    /// Whether this message id is a one-shot publication's, in flight.
+    public func isOneShot(messageID: Int32) -> Bool {
+        oneShotsInFlight.contains(messageID)
+    }
+
+    /// The broker answered a one-shot publication (took it or refused it); true when that was the last one:
+    /// they are all forgotten.
+    public mutating func acknowledgedOneShot(messageID: Int32) -> Bool {
+        guard oneShotsInFlight.remove(messageID) != nil, oneShotsInFlight.isEmpty else { return false }
+        oneShots.removeAll()
+        return true
     }
 
     public mutating func disconnected() {
@@ -65,6 +118,11 @@ public struct DeliveryState: Sendable {
 
     /// Whether a reading just stored goes out now; otherwise the replay reaches it in turn.
     public var sendsNewReadingsAtOnce: Bool { online && !replaying }
+
+    /// A reading was stored while the replay runs: it waits behind the backlog, and the pace makes room for it.
+    public mutating func heldBehindReplay() {
+        if replaying, online, replayRate > 0 { liveAllowance += 1 }
+    }
 
     /// A stored reading was handed to the network with this message id.
     public mutating func sent(messageID: Int32, storedID: Int64) {
@@ -81,21 +139,41 @@ public struct DeliveryState: Sendable {
     }
 
     /// The part of the spool the replay needs next (readings after `after`, at most `limit`), or nil when
-    /// not replaying or the window is full.
-    public var replayRequest: (after: Int64, limit: Int)? {
-        guard replaying, online else { return nil }
-        let room = replayWindow - inFlight.count
-        return room > 0 ? (replayCursor, room) : nil
+    /// not replaying, the window is full, or the pace allows less than a batch yet (`secondsUntilReplay`).
+    public func replayRequest(at now: Double) -> (after: Int64, limit: Int)? {
+        let windowRoom = replayWindow - inFlight.count
+        guard replaying, online, windowRoom > 0 else { return nil }
+        guard replayRate > 0 else { return (replayCursor, windowRoom) }
+        // A hair over, so a timer that fires on the dot is not a rounding error short of its batch.
+        let room = min(windowRoom, Int((allowance(at: now) + 1e-6).rounded(.down)))
+        return room > 0 && room >= min(replayBatch, windowRoom) ? (replayCursor, room) : nil
+    }
+
+    /// How long until the pace allows the next batch, when that is what the replay waits for (not the window).
+    public func secondsUntilReplay(at now: Double) -> Double? {
+        guard replaying, online, replayRate > 0, inFlight.count < replayWindow, replayRequest(at: now) == nil else { return nil }
+        return max(0.001, (Double(replayBatch) - allowance(at: now)) / replayRate)
+    }
+
+    /// Only while paced (`replayRate` > 0).
+    private func allowance(at now: Double) -> Double {
+        min(Double(replayBatch), replayAllowance + max(0, now - allowanceCountedAt) * replayRate) + Double(liveAllowance)
     }
 
     /// The spool's answer to `replayRequest`: the readings to send, `replayed` marked on the backlog's.
-    /// An empty batch means the backlog is delivered and the replay ends.
-    public mutating func replay(_ batch: [StoredReading]) -> [StoredReading] {
+    /// An empty batch, or one short of `asked` (the request's limit), held everything stored: the replay ends
+    /// with it, and what is stored next goes out at once.
+    public mutating func replay(_ batch: [StoredReading], asked: Int? = nil, at now: Double = 0) -> [StoredReading] {
         guard replaying, online else { return [] }
-        guard !batch.isEmpty else {
-            replaying = false
-            return []
+        if replayRate > 0 {
+            let paced = allowance(at: now) - Double(liveAllowance)
+            let fromLive = min(liveAllowance, batch.count)
+            liveAllowance -= fromLive
+            replayAllowance = max(0, paced - Double(batch.count - fromLive))
+            allowanceCountedAt = now
         }
+        if batch.isEmpty || batch.count < asked ?? 0 { replaying = false }
+        guard !batch.isEmpty else { return [] }
         var toSend: [StoredReading] = []
         for entry in batch {
             replayCursor = max(replayCursor, entry.id)

@@ -79,10 +79,13 @@ extension GatewayCore {
         effects.append(.record(.device(RideDevice(sensorID: sensor.id, kind: sensor.kind, measures: details.measures, name: details.name,
                                                   manufacturer: details.manufacturer, model: details.model, serialNumber: details.serialNumber,
                                                   batteryPercent: details.batteryPercent))))
-        if let ha = settings.homeAssistant, announcedSensors[sensor].map({ !details.measures.isSubset(of: $0) }) ?? true {
-            let measures = details.measures.union(announcedSensors[sensor] ?? [])
-            announcedSensors[sensor] = measures
-            effects += ha.sensorConfigs(sensor, details: details, measures: measures).map { .publish($0) }
+        let name = details.name ?? HomeAssistantDiscovery.defaultName(sensor)
+        if let ha = settings.homeAssistant,
+           announcedSensors[sensor].map({ !details.measures.isSubset(of: $0.measures) || $0.name != name }) ?? true {
+            let measures = details.measures.union(announcedSensors[sensor]?.measures ?? [])
+            announcedSensors[sensor] = AnnouncedSensor(sensor: sensor, name: name, measures: measures)
+            effects.append(.publish(ha.deviceConfig(sensors: sortedAnnouncedSensors)))
+            effects.append(.rememberAnnouncedSensors(sortedAnnouncedSensors))
         }
         return effects
     }

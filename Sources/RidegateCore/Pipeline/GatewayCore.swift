@@ -89,8 +89,9 @@ public struct GatewayCore: Sendable {
     /// Time in each zone, from the readings themselves (GPS time).
     public internal(set) var heartRateZoneTime: ZoneTime
     public internal(set) var powerZoneTime: ZoneTime?
-    /// What each sensor was announced to Home Assistant with (announced again when it measures more).
-    var announcedSensors: [SensorRef: Set<SensorMeasure>] = [:]
+    /// What each sensor was announced to Home Assistant with (announced again when it measures more); at start,
+    /// what an earlier run announced.
+    var announcedSensors: [SensorRef: AnnouncedSensor] = [:]
     var wheel: WheelDistance
     /// The newest sensor values and when they came (monotonic seconds), for the ride log's points.
     /// What the ride log keeps: points from fixes and, without a position, from the sensors; laps; sensors.
@@ -121,6 +122,7 @@ public struct GatewayCore: Sendable {
         }
         heartRateZoneTime = ZoneTime(zones: settings.zones)
         powerZoneTime = settings.powerZones.map { ZoneTime(zones: $0) }
+        for sensor in settings.homeAssistant?.rememberedSensors ?? [] { announcedSensors[sensor.sensor] = sensor }
     }
 
     /// The next sequence number for a topic (per topic, starting at 1).
@@ -182,9 +184,18 @@ public struct GatewayCore: Sendable {
         }
     }
 
-    /// What to publish before any event: Home Assistant's discovery configs for the gateway.
+    /// What to publish before any event: Home Assistant's discovery (an earlier release's configs cleared first,
+    /// sensors no longer configured removed and forgotten).
     public func startupEffects() -> [Effect] {
-        (settings.homeAssistant?.gatewayConfigs() ?? []).map { .publish($0) } + [.serviceReady]
+        guard let ha = settings.homeAssistant else { return [.serviceReady] }
+        var effects = (ha.legacySensors.map { ha.legacyMigration(sensors: $0) } ?? []).map { Effect.publish($0) }
+        effects.append(.publish(ha.deviceConfig(sensors: sortedAnnouncedSensors, removed: ha.forgottenSensors)))
+        if !ha.forgottenSensors.isEmpty { effects.append(.rememberAnnouncedSensors(sortedAnnouncedSensors)) }
+        return effects + [.serviceReady]
+    }
+
+    var sortedAnnouncedSensors: [AnnouncedSensor] {
+        announcedSensors.values.sorted { $0.sensor.topic < $1.sensor.topic }
     }
 
     /// The last word at an orderly stop, after every source has stopped: the final ride summary, every
@@ -200,9 +211,7 @@ public struct GatewayCore: Sendable {
             effects += sensorStateEffects(sensor, .stopped, reason: nil, ts: ts)
         }
         effects += healthEffects(at: receive, force: true)
-        if let ha = settings.homeAssistant, ha.removeAtStop {
-            effects += ha.removals(sensors: announcedSensors.sorted(by: { $0.key.topic < $1.key.topic })).map { .publish($0) }
-        }
+        if let ha = settings.homeAssistant, ha.removeAtStop { effects.append(.publish(ha.deviceRemoval())) }
         return effects
     }
 

@@ -1,6 +1,22 @@
-/// The entities of one BLE sensor's device: its connection, what its features say it measures, its battery.
+/// A BLE sensor announced as part of the bike: what it is, the name its entities carry, what it measures.
+public struct AnnouncedSensor: Sendable, Equatable {
+    public var sensor: SensorRef
+    /// Its own name (the Device Name it reports), or `<kind> <id>`.
+    public var name: String
+    public var measures: Set<SensorMeasure>
+
+    public init(sensor: SensorRef, name: String, measures: Set<SensorMeasure>) {
+        self.sensor = sensor
+        self.name = name
+        self.measures = measures
+    }
+}
+
+/// The entities of one BLE sensor, components of the bike's device named after the sensor: its connection, what
+/// its features say it measures, its battery.
 extension HomeAssistantDiscovery {
-    func sensorEntities(_ sensor: SensorRef, measures: Set<SensorMeasure>) -> [Entity] {
+    func sensorEntities(_ announced: AnnouncedSensor) -> [Entity] {
+        let (sensor, measures, label) = (announced.sensor, announced.measures, announced.name)
         let readings = switch sensor.kind {
         case .power: Topic.sensor(sensor, .power).name
         case .speedCadence: Topic.sensor(sensor, .speedCadence).name
@@ -12,7 +28,7 @@ extension HomeAssistantDiscovery {
         var list: [Entity] = [
             // Off while the sensor is searched for or lost; unavailable (never a stale "on") while the gateway is off.
             Entity("binary_sensor", "connected") { w in
-                w.add("name", "Connected")
+                w.add("name", "\(label) connected")
                 stateFields(&w, topic: state, template: Self.onWhen("value_json.state == 'connected'"), icon: "mdi:bluetooth-connect")
                 w.add("device_class", "connectivity")
                 availability(&w)
@@ -21,7 +37,7 @@ extension HomeAssistantDiscovery {
         func reading(_ key: String, _ name: String, _ template: String, unit: String, deviceClass: String?, precision: Int?,
                      icon: String? = nil, enabled: Bool = true) -> Entity {
             Entity("sensor", key) { w in
-                w.add("name", name)
+                w.add("name", "\(label) \(name.prefix(1).lowercased() + name.dropFirst())")
                 stateFields(&w, topic: readings, template: template, icon: icon)
                 w.add("unit_of_measurement", unit)
                 if let deviceClass { w.add("device_class", deviceClass) }
@@ -52,13 +68,13 @@ extension HomeAssistantDiscovery {
             let template = "{{ value_json.\(value.key) if value_json.\(value.key) is number else none }}"
             list.append(reading(value.key, value.name, template, unit: value.unit, deviceClass: value.deviceClass, precision: value.precision))
         }
-        list.append(battery(sensor, connected))
+        list.append(battery(sensor, label: label, connected))
         return list
     }
 
-    private func battery(_ sensor: SensorRef, _ connected: String) -> Entity {
+    private func battery(_ sensor: SensorRef, label: String, _ connected: String) -> Entity {
         Entity("sensor", "battery") { w in
-            w.add("name", "Battery")
+            w.add("name", "\(label) battery")
             stateFields(&w, topic: Topic.sensor(sensor, .info).name, template: "{{ value_json.battery_pct }}")
             w.add("unit_of_measurement", "%")
             w.add("device_class", "battery")

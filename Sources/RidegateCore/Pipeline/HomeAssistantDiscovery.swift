@@ -1,17 +1,18 @@
-/// Home Assistant MQTT discovery (home-assistant.io/integrations/mqtt, "MQTT Discovery"): one retained config
-/// per entity under `<discovery prefix>/<component>/<object id>/config`, written with the option names in full.
+/// Home Assistant MQTT discovery, device-based (home-assistant.io/integrations/mqtt, "Device discovery payload"):
+/// one retained message per bike at `<discovery prefix>/device/<device_id>/config`, carrying the device, the
+/// `origin` and every component, written with the option names in full.
 ///
-/// The gateway is a device with live readings, the bike on the map, the ride's totals, laps as events, the sun
-/// and health (the entity lists are in the `+Live`, `+Ride`, `+Status` extensions); each strap, power meter and
-/// speed/cadence sensor is a device of its own reached through it (`via_device`, `+Sensors`). Entity ids are
-/// set with `default_entity_id` (`object_id` was removed in HA 2026.4), every config carries the `origin`
-/// block, and only what is enabled is announced: the config of an entity whose feature is off is sent empty
-/// (retained), which removes it from Home Assistant and from the broker.
+/// The device id is a whole topic level, so a fleet broker confines each bike's discovery with one ACL pattern
+/// (deploy/fleet/acl). Home Assistant attaches every component of the message to its one device (a component's
+/// own `device` is ignored), so the entities of a strap, power meter or speed/cadence sensor are the bike's,
+/// named after the sensor (`+Sensors`). The gateway's entities are live readings, the bike on the map, the ride's
+/// totals, laps as events, the sun and health (`+Live`, `+Ride`, `+Status`). Entity ids are set with
+/// `default_entity_id` (`object_id` was removed in HA 2026.4).
 ///
-/// Per-entity discovery rather than device-based discovery (`<prefix>/device/<id>/config`): an entity can be
-/// removed on its own with an empty payload, the topics and unique ids stay those of earlier releases (an
-/// upgrade keeps every entity and its history, with no migration step), and a strap that appears later adds
-/// its own messages instead of rewriting the gateway's.
+/// The unique ids are those of the per-entity layout of earlier releases (`<prefix>/<component>/<object id>/config`),
+/// so an upgrade keeps every entity id and its history; `legacyMigration` clears those configs once. A component
+/// whose feature is off, or whose sensor is no longer configured, is sent as its platform alone: how Home
+/// Assistant removes one component of a device.
 public struct HomeAssistantDiscovery: Sendable {
     /// What the gateway reads, so only those entities are announced.
     public struct Features: Sendable, Equatable {
@@ -47,8 +48,16 @@ public struct HomeAssistantDiscovery: Sendable {
     /// Seconds between `heart_rate` / `gps` messages at most (the rate limits); expiry allows three of them.
     public var heartRateInterval: Double = 0
     public var gpsInterval: Double = 0
-    /// Remove every announced config at an orderly stop (the demo: its entities must not outlive it).
+    /// Remove the device at an orderly stop (the demo: its entities must not outlive it).
     public var removeAtStop = false
+    /// The sensors an earlier run announced that the configuration still has: announced from the start, so a
+    /// sensor that has not connected yet keeps its entities.
+    public var rememberedSensors: [AnnouncedSensor] = []
+    /// The sensors an earlier run announced that the configuration no longer has: removed at start, then forgotten.
+    public var forgottenSensors: [AnnouncedSensor] = []
+    /// An earlier release's per-entity configs to clear at start (`legacyMigration`), with the sensors it may
+    /// have announced; nil when there is nothing to migrate.
+    public var legacySensors: [SensorRef]?
 
     public init(discoveryPrefix: String, baseTopic: String, deviceID: String, version: String, features: Features = Features()) {
         self.discoveryPrefix = discoveryPrefix
@@ -89,62 +98,72 @@ public struct HomeAssistantDiscovery: Sendable {
         }
     }
 
-    /// The gateway's entities: a config for each enabled one, an empty retained config for each that is not
-    /// (so turning a feature off removes its entities).
-    public func gatewayConfigs() -> [Publication] {
-        entities.map { entity in
-            let topic = configTopic(component: entity.component, key: entity.key)
-            guard entity.needs.allSatisfy(isEnabled) else { return removal(topic) }
-            var w = JSONObjectWriter(capacity: 768)
-            w.add("unique_id", "\(objectPrefix)_\(entity.key)")
-            w.add("default_entity_id", Self.entityID(component: entity.component, objectID: "\(objectPrefix)_\(entity.key)"))
-            entity.fields(&w)
-            w.add("device", json: gatewayDevice())
-            w.add("origin", json: origin())
-            return Publication(topic: topic, payload: w.finish(), retain: true, absolute: true)
-        }
-    }
+    /// `<discovery prefix>/device/<device_id>/config`.
+    public var deviceTopic: String { "\(discoveryPrefix)/device/\(deviceID)/config" }
 
-    /// A BLE sensor as a device of its own reached through the gateway (`via_device`): a strap's battery
-    /// (the ids of earlier releases), a power meter's or speed/cadence sensor's readings and battery, and its
-    /// connection. Readings are available while the sensor is connected and expire like the heart rate.
-    public func sensorConfigs(_ sensor: SensorRef, details: SensorDetails, measures: Set<SensorMeasure>) -> [Publication] {
-        var device = JSONObjectWriter(capacity: 200)
-        device.add("identifiers", json: "[\"\(sensorObjectPrefix(sensor))\"]")
-        device.add("name", details.name ?? Self.defaultName(sensor))
-        if let manufacturer = details.manufacturer { device.add("manufacturer", manufacturer) }
-        if let model = details.model { device.add("model", model) }
-        device.add("via_device", objectPrefix)
-        let deviceJSON = device.finish()
-        return sensorEntities(sensor, measures: measures).map { entity in
-            let objectID = "\(sensorObjectPrefix(sensor))_\(entity.key)"
-            var w = JSONObjectWriter(capacity: 768)
-            w.add("unique_id", objectID)
-            w.add("default_entity_id", Self.entityID(component: entity.component, objectID: objectID))
-            entity.fields(&w)
-            w.add("device", json: deviceJSON)
-            w.add("origin", json: origin())
-            return Publication(topic: "\(discoveryPrefix)/\(entity.component)/\(objectID)/config", payload: w.finish(), retain: true, absolute: true)
+    /// The bike's one discovery message: the gateway's components (those whose feature is off as their platform
+    /// alone), each announced sensor's, and each removed sensor's as its platform alone.
+    public func deviceConfig(sensors: [AnnouncedSensor], removed: [AnnouncedSensor] = []) -> Publication {
+        var components = JSONObjectWriter(capacity: 32_768)
+        for entity in entities {
+            let enabled = entity.needs.allSatisfy(isEnabled)
+            components.add(entity.key, json: enabled ? component(entity, objectID: "\(objectPrefix)_\(entity.key)") : platformOnly(entity))
         }
-    }
-
-    /// Empty retained configs for every entity the gateway and these sensors may have announced.
-    public func removals(sensors: some Sequence<(key: SensorRef, value: Set<SensorMeasure>)>) -> [Publication] {
-        entities.map { removal(configTopic(component: $0.component, key: $0.key)) }
-            + sensors.flatMap { sensor, measures in
-                sensorEntities(sensor, measures: measures).map {
-                    removal("\(discoveryPrefix)/\($0.component)/\(sensorObjectPrefix(sensor))_\($0.key)/config")
-                }
+        for sensor in sensors {
+            for entity in sensorEntities(sensor) {
+                components.add(sensorComponentKey(sensor.sensor, entity), json: component(entity, objectID: sensorObjectID(sensor.sensor, entity)))
             }
+        }
+        for sensor in removed {
+            for entity in sensorEntities(sensor) { components.add(sensorComponentKey(sensor.sensor, entity), json: platformOnly(entity)) }
+        }
+        var w = JSONObjectWriter(capacity: 33_000)
+        w.add("device", json: gatewayDevice())
+        w.add("origin", json: origin())
+        w.add("components", json: components.finish())
+        return Publication(topic: deviceTopic, payload: w.finish(), retain: true, absolute: true)
     }
 
-    static func defaultName(_ sensor: SensorRef) -> String {
+    /// The empty retained message that removes the bike's device and every entity of it (the demo at its stop).
+    public func deviceRemoval() -> Publication {
+        Publication(topic: deviceTopic, payload: "", retain: true, absolute: true)
+    }
+
+    /// The per-entity configs an earlier release may have left retained, each cleared once: first
+    /// `{"migrate_discovery":true}` (Home Assistant unloads the entity and keeps its registry entry, so the device
+    /// message takes it over with its entity id and history), then an empty retained payload (the broker forgets
+    /// the config). Sent before the device message, in Home Assistant's documented order. `sensors`: those an
+    /// earlier release may have announced; a topic never used costs a message and nothing else.
+    public func legacyMigration(sensors: [SensorRef]) -> [Publication] {
+        let gateway = entities.map { ($0.component, "\(objectPrefix)_\($0.key)") }
+        let sensorIDs = sensors.flatMap { sensor in
+            sensorEntities(AnnouncedSensor(sensor: sensor, name: "", measures: Set(SensorMeasure.allCases))).map {
+                ($0.component, sensorObjectID(sensor, $0))
+            }
+        }
+        var seen = Set<String>()
+        return (gateway + sensorIDs).flatMap { component, objectID -> [Publication] in
+            let topic = "\(discoveryPrefix)/\(component)/\(objectID)/config"
+            guard seen.insert(topic).inserted else { return [] }
+            return [Publication(topic: topic, payload: #"{"migrate_discovery":true}"#, absolute: true, oneShot: true),
+                    Publication(topic: topic, payload: "", retain: true, absolute: true, oneShot: true)]
+        }
+    }
+
+    /// `<kind> <id>`: the name of a sensor that reports none.
+    public static func defaultName(_ sensor: SensorRef) -> String {
         "\(sensor.kind.deviceName) \(sensor.id)"
     }
 
-    /// `ridegate_<id>_strap_<address>` (as before) or `ridegate_<id>_sensor_<address>`.
-    func sensorObjectPrefix(_ sensor: SensorRef) -> String {
-        "\(objectPrefix)_\(sensor.kind.topicFamily)_\(sensor.id)"
+    /// `ridegate_<id>_strap_<address>_<key>` or `ridegate_<id>_sensor_<address>_<key>`: the unique id and
+    /// object id of earlier releases.
+    private func sensorObjectID(_ sensor: SensorRef, _ entity: Entity) -> String {
+        "\(objectPrefix)_\(sensorComponentKey(sensor, entity))"
+    }
+
+    /// The component's key in the device message: `strap_<address>_<key>` or `sensor_<address>_<key>`.
+    private func sensorComponentKey(_ sensor: SensorRef, _ entity: Entity) -> String {
+        "\(sensor.kind.topicFamily)_\(sensor.id)_\(entity.key)"
     }
 
     /// `<component>.<object id>` as Home Assistant writes entity ids: lower case, `[a-z0-9_]`, no `__`.
@@ -164,12 +183,21 @@ public struct HomeAssistantDiscovery: Sendable {
 
     // MARK: pieces
 
-    private func configTopic(component: String, key: String) -> String {
-        "\(discoveryPrefix)/\(component)/\(objectPrefix)_\(key)/config"
+    /// One component of the device message: its platform, ids and options (the device and origin are the message's).
+    private func component(_ entity: Entity, objectID: String) -> String {
+        var w = JSONObjectWriter(capacity: 768)
+        w.add("platform", entity.component)
+        w.add("unique_id", objectID)
+        w.add("default_entity_id", Self.entityID(component: entity.component, objectID: objectID))
+        entity.fields(&w)
+        return w.finish()
     }
 
-    private func removal(_ topic: String) -> Publication {
-        Publication(topic: topic, payload: "", retain: true, absolute: true)
+    /// A component given as its platform alone: Home Assistant removes it (and ignores one it never had).
+    private func platformOnly(_ entity: Entity) -> String {
+        var w = JSONObjectWriter(capacity: 32)
+        w.add("platform", entity.component)
+        return w.finish()
     }
 
     func expiry(_ interval: Double) -> Int {

@@ -8,9 +8,14 @@ public struct Publication: Sendable, Equatable {
     public var sequence: Int?
     /// The topic is complete as it stands (Home Assistant's discovery topics), not under the gateway's prefix.
     public var absolute: Bool
+    /// A step of a one-time change (clearing an earlier release's discovery configs): sent, in order, once the
+    /// broker is reachable, until acknowledged or refused; never stored, never sent again on a later connect.
+    public var oneShot: Bool
 
-    public init(topic: String, payload: String, retain: Bool = false, qos: Int = 1, sequence: Int? = nil, absolute: Bool = false) {
+    public init(topic: String, payload: String, retain: Bool = false, qos: Int = 1, sequence: Int? = nil, absolute: Bool = false,
+                oneShot: Bool = false) {
         self.absolute = absolute
+        self.oneShot = oneShot
         self.sequence = sequence
         self.topic = topic
         self.payload = payload
@@ -25,6 +30,9 @@ public enum Effect: Sendable, Equatable {
     case showOnLED(LEDSignal)
     /// Keep this position across restarts, so the sun can be published before the first fix.
     case rememberPosition(latitude: Double, longitude: Double)
+    /// Keep the sensors announced to Home Assistant across restarts: the next start announces them before they
+    /// connect, and removes those no longer configured.
+    case rememberAnnouncedSensors([AnnouncedSensor])
     /// Tell the service manager the gateway is up (sd_notify READY=1).
     case serviceReady
     /// Tell the service manager's watchdog the pipeline is alive (sd_notify WATCHDOG=1).

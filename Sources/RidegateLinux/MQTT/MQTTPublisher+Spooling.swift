@@ -31,9 +31,15 @@ extension MQTTPublisher {
         }
         var stored = ids.makeIterator()
         for publication in batch {
-            if Self.isStored(publication) {
+            if publication.oneShot {
+                delivery.keepOneShot(publication)
+                if delivery.online { sendOneShot(publication) }
+            } else if Self.isStored(publication) {
                 if let id = stored.next() {
-                    guard delivery.sendsNewReadingsAtOnce else { continue }
+                    guard delivery.sendsNewReadingsAtOnce else {
+                        delivery.heldBehindReplay()
+                        continue
+                    }
                     sendStored(StoredReading(id: id, topic: publication.topic, payload: publication.payload, qos: publication.qos,
                                              retain: publication.retain))
                 } else if delivery.online {
@@ -108,16 +114,32 @@ extension MQTTPublisher {
         connection.publish(topic: p.absolute ? p.topic : topicPrefix + "/" + p.topic, payload: p.payload, qos: p.qos, retain: p.retain)
     }
 
+    func sendOneShot(_ p: Publication) {
+        if let mid = connection.publish(topic: p.topic, payload: p.payload, qos: p.qos, retain: p.retain) {
+            delivery.sentOneShot(messageID: mid)
+        }
+    }
+
     func sendStored(_ reading: StoredReading) {
         if let mid = connection.publish(topic: topicPrefix + "/" + reading.topic, payload: reading.payload, qos: reading.qos, retain: reading.retain) {
             delivery.sent(messageID: mid, storedID: reading.id)
         }
     }
 
-    /// Sends the next part of the backlog, as far as the replay window allows; called again as
-    /// acknowledgements arrive, so replay is paced by the broker, not by a timer.
+    /// Sends the next part of the backlog, as far as the replay window and pace allow; called again as
+    /// acknowledgements arrive and, while the pace holds it back, by a timer.
     func continueReplay() {
-        guard let request = delivery.replayRequest else { return }
+        let now = SystemClock.monotonicSeconds()
+        guard let request = delivery.replayRequest(at: now) else {
+            if replayTimer == nil, let wait = delivery.secondsUntilReplay(at: now) {
+                replayTimer = loop.execute(after: wait) { [self] in
+                    replayTimer = nil
+                    continueReplay()
+                    connection.flush()
+                }
+            }
+            return
+        }
         let batch: [StoredReading]
         do {
             batch = try store.pending(after: request.after, limit: request.limit)
@@ -126,8 +148,8 @@ extension MQTTPublisher {
             logger.error("cannot read the spool's backlog", [("error", error.description)])
             return
         }
-        let toSend = delivery.replay(batch)
-        if batch.isEmpty, delivery.replayedCount > 0 {
+        let toSend = delivery.replay(batch, asked: request.limit, at: now)
+        if !delivery.replaying, delivery.replayedCount > 0 {
             logger.info("backlog delivered", [("mqtt.replayed", String(delivery.replayedCount))])
         }
         for reading in toSend { sendStored(reading) }

@@ -24,6 +24,12 @@ public final class MQTTPublisher: @unchecked Sendable, MQTTConnectionEvents {
     var acknowledged: [Int64] = []
     /// Readings the broker refused (an MQTT 5 PUBACK with a failure reason code), and when that was said.
     var refused = RepeatedProblem(interval: 60)
+    /// Whether a refused one-shot publication was said (once: they are not sent again).
+    var saidOneShotRefused = false
+    /// The paced replay's next turn, when it waits for its pace.
+    var replayTimer: DeferredWork?
+    /// Called on the loop once the broker has answered every one-shot publication.
+    public var oneShotsDelivered: (@Sendable () -> Void)?
 
     /// Publications waiting for the loop's next `acceptIncoming`.
     let incoming = Locked<[Publication]>([])
@@ -32,7 +38,8 @@ public final class MQTTPublisher: @unchecked Sendable, MQTTConnectionEvents {
     public let replayWindow: Int
 
     public init(settings: MQTTSettings, topicPrefix: String, store: any ReadingStore = MemoryReadingStore(),
-                replayWindow: Int = 100, healthFields: HealthFields = HealthFields(), loop: EventLoop? = nil, logger: Logger) throws(MQTTError) {
+                replayWindow: Int = 100, replayRate: Double = 0, healthFields: HealthFields = HealthFields(), loop: EventLoop? = nil,
+                logger: Logger) throws(MQTTError) {
         if let loop = loop ?? EventLoop.current {
             self.loop = loop
             ownsLoop = false
@@ -51,7 +58,7 @@ public final class MQTTPublisher: @unchecked Sendable, MQTTConnectionEvents {
         self.store = store
         self.healthFields = healthFields
         self.replayWindow = replayWindow
-        delivery = DeliveryState(replayWindow: replayWindow)
+        delivery = DeliveryState(replayWindow: replayWindow, replayRate: replayRate)
         connection.events = self
     }
 
@@ -87,11 +94,11 @@ public final class MQTTPublisher: @unchecked Sendable, MQTTConnectionEvents {
     // MARK: the connection's events, on the loop
 
     func connectionAccepted() {
-        let retained = delivery.connected(newestStoredID: store.lastID())
+        let retained = delivery.connected(newestStoredID: store.lastID(), at: SystemClock.monotonicSeconds())
         let broker = connection.broker
         logger.info(delivery.connects == 1 ? "connected to broker" : "reconnected to broker",
                     [("mqtt.broker", "\(broker.host):\(broker.port)"), ("mqtt.spool_depth", String(store.depth()))])
-        for p in retained { send(p) }
+        for p in retained { p.oneShot ? sendOneShot(p) : send(p) }
         continueReplay()
     }
 
@@ -104,6 +111,11 @@ public final class MQTTPublisher: @unchecked Sendable, MQTTConnectionEvents {
     /// Retired together after the read (`retireAcknowledged`): one spool transaction per turn. A refused reading
     /// goes too, counted and said: the broker would refuse it again at every replay.
     func acknowledged(messageID: Int32, refusal: MQTTRefusal?) {
+        if delivery.isOneShot(messageID: messageID) {
+            if let refusal { sayOneShotRefused(refusal) }
+            if delivery.acknowledgedOneShot(messageID: messageID) { oneShotsDelivered?() }
+            return
+        }
         if let refusal { say(refusal) }
         if let id = delivery.acknowledged(messageID: messageID) { acknowledged.append(id) }
     }
@@ -125,6 +137,17 @@ public final class MQTTPublisher: @unchecked Sendable, MQTTConnectionEvents {
     }
 
     var acknowledgementsMayWait: Bool { delivery.sendsNewReadingsAtOnce }
+
+    /// A one-shot message refused (clearing an earlier release's discovery config, against an ACL): said once,
+    /// never sent again.
+    func sayOneShotRefused(_ refusal: MQTTRefusal) {
+        guard !saidOneShotRefused else { return }
+        saidOneShotRefused = true
+        logger.warning("the broker refused to clear an earlier release's Home Assistant discovery config; it is not tried again", [
+            ("mqtt.topic", refusal.topic), ("mqtt.reason", refusal.reason),
+            ("mqtt.fix", "clear it with a client the ACL allows (an empty retained message), or leave it if Home Assistant never saw it"),
+        ])
+    }
 
     /// Says (at once, then once a minute with the count) which topic the broker refused and why.
     func say(_ refusal: MQTTRefusal) {

@@ -24,12 +24,11 @@ import Testing
 
     /// Each template of `configs` whose object id ends with `key`, rendered over `payload`.
     func render(_ cases: [(key: String, payload: String)], availability: Bool = false) async throws -> [String] {
-        let configs = discovery.gatewayConfigs() + discovery.sensorConfigs(SensorRef(kind: .power, id: "p1"), details: SensorDetails(),
-                                                                            measures: [.power, .cadence, .wheelSpeed])
+        let meter = AnnouncedSensor(sensor: SensorRef(kind: .power, id: "p1"), name: "Meter", measures: [.power, .cadence, .wheelSpeed])
+        let configs = try #require(HomeAssistantSchema.components(ofDevice: discovery.deviceConfig(sensors: [meter]).payload))
         var input: [[String: String]] = []
         for (key, payload) in cases {
-            let config = try #require(configs.first { $0.topic.hasSuffix("_\(key)/config") }, "no config for \(key)")
-            let json = try #require(try JSONSerialization.jsonObject(with: Data(config.payload.utf8)) as? [String: Any])
+            let json = try #require(configs[key] ?? configs.first { $0.key.hasSuffix("_\(key)") }?.value, "no component for \(key)")
             let template = availability ? (json["availability"] as? [[String: Any]])?.last?["value_template"] as? String
                                         : json["value_template"] as? String
             input.append(["template": try #require(template, "\(key) has no template"), "payload": payload])
@@ -73,8 +72,8 @@ import Testing
         let event = try #require(try JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any])
         #expect(event["event_type"] as? String == "manual")
         #expect(event["lap"] as? Int == 2 && event["lap_time_s"] as? Int == 723 && event["lap_distance_m"] as? Double == 5120.4)
-        let types = try #require(discovery.gatewayConfigs().first { $0.topic.hasSuffix("_lap/config") }).payload
-        #expect(types.contains(#""event_types":["manual","distance"]"#))
+        let lap = try #require(HomeAssistantSchema.components(ofDevice: discovery.deviceConfig(sensors: []).payload)?["lap"])
+        #expect(lap["event_types"] as? [String] == ["manual", "distance"])
     }
 
     @Test("Health: sensor reconnects add straps and other sensors; speed is available only with a fix")

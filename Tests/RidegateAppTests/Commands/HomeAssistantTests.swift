@@ -1,10 +1,11 @@
 import Foundation
+import RidegateCore
 import RidegateTestSupport
 import Testing
 
-/// What Home Assistant sees of the built binary, through a real mosquitto: every discovery config against
-/// its documented schema, only enabled features announced, stale values, retained states after a stop, and
-/// the demo kept out of the real gateway's namespace.
+/// What Home Assistant sees of the built binary, through a real mosquitto: one device discovery message per
+/// bike against the documented schema, only enabled features announced, stale values, retained states after a
+/// stop, the demo kept out of the real gateway's namespace, and an earlier release's per-entity configs cleared once.
 @Suite(.serialized) struct HomeAssistantTests {
     static let gatewayKeys = ["online", "heart_rate", "zone", "speed", "distance", "gps_state", "position", "riding", "moving_time",
                               "average_power", "work", "last_ride", "sunrise", "sunset", "civil_dusk", "time_to_sunset", "dark_soon",
@@ -14,24 +15,32 @@ import Testing
                               "spool_dropped", "broker_connections", "sensor_reconnects", "gps_time_rejected", "ride_log_size", "clock_offset"]
     /// The demo: the gateway's 31 (no lap button, no auto-lap: no lap event), the strap's connection and battery, the
     /// power meter's connection, power, 3 s power, cadence, wheel speed and battery.
-    static let demoConfigs = 39
+    static let demoComponents = 39
 
-    static func configs(_ messages: [MQTTSubscriber.Message]) -> [MQTTSubscriber.Message] {
+    static func discoveryMessages(_ messages: [MQTTSubscriber.Message]) -> [MQTTSubscriber.Message] {
         messages.filter { $0.topic.hasPrefix("homeassistant/") && $0.topic.hasSuffix("/config") }
     }
 
-    static func schemaProblems(_ messages: [MQTTSubscriber.Message]) -> [String] {
-        configs(messages).filter { !$0.payload.isEmpty }.flatMap { HomeAssistantSchema.problems(topic: $0.topic, payload: $0.payload) }
+    /// The announced (not removed) components of the newest device message among `messages`.
+    static func announced(_ messages: [MQTTSubscriber.Message]) -> [String: [String: Any]] {
+        guard let last = discoveryMessages(messages).last(where: { $0.topic.hasPrefix("homeassistant/device/") && !$0.payload.isEmpty }),
+              let components = HomeAssistantSchema.components(ofDevice: last.payload) else { return [:] }
+        return components.filter { !$0.value.isEmpty }
     }
 
-    @Test("The demo: every config passes the schema; its own id; after SIGTERM nothing of it left retained on the broker")
+    static func schemaProblems(_ messages: [MQTTSubscriber.Message]) -> [String] {
+        discoveryMessages(messages).filter { $0.topic.hasPrefix("homeassistant/device/") && !$0.payload.isEmpty }
+            .flatMap { HomeAssistantSchema.deviceProblems(topic: $0.topic, payload: $0.payload) }
+    }
+
+    @Test("The demo: one device message passing the schema, its own id, nothing per entity; after SIGTERM nothing of it left retained")
     func demo() async throws {
         let broker = try await MosquittoBroker.start()
         let sub = try MQTTSubscriber(port: broker.port, topic: "#")
         let demo = try ChildProcess(RidegateAppTestsPaths.executable,
                                     ["demo", "--broker", "127.0.0.1:\(broker.port)", "--speed", "20"], captureOutput: true)
         let messages = await sub.wait(timeout: TestTime.seconds(15)) { m in
-            Set(Self.configs(m).filter { !$0.payload.isEmpty }.map(\.topic)).count == Self.demoConfigs
+            Self.announced(m).count == Self.demoComponents
                 && m.contains { $0.topic.hasSuffix("/position") } && m.contains { $0.topic.hasSuffix("/heart_rate") && $0.json["zone"] is Int }
                 && m.contains { $0.topic.hasSuffix("/sensor/demo-power/power") && $0.json["zone"] is Int && $0.json["cadence_rpm"] is Double }
         }
@@ -41,13 +50,13 @@ import Testing
         let id = String(base.dropFirst("ridegate/".count))
         #expect(id.hasSuffix("-demo") && id.count > "-demo".count, "device id \(id)")
 
-        let announced = Self.configs(messages).filter { !$0.payload.isEmpty }
-        #expect(Set(announced.map(\.topic)).count == Self.demoConfigs, "\(Set(announced.map(\.topic)).sorted())")
+        // One discovery topic, the device's: a new install never writes the per-entity ones.
+        let deviceTopic = "homeassistant/device/\(id)/config"
+        #expect(Set(Self.discoveryMessages(messages).map(\.topic)) == [deviceTopic])
+        let announced = Self.announced(messages)
+        #expect(announced.count == Self.demoComponents, "\(announced.keys.sorted())")
         #expect(Self.schemaProblems(messages) == [])
-        for key in Self.gatewayKeys {
-            #expect(announced.contains { $0.topic.hasSuffix("/ridegate_\(id)_\(key)/config") }, "\(key) not announced")
-        }
-        #expect(announced.allSatisfy { !$0.payload.contains("\"object_id\"") })
+        for key in Self.gatewayKeys { #expect(announced[key] != nil, "\(key) not announced") }
         Self.expectEntityDetails(announced, id: id, base: base)
 
         // The tracker's topic carries a position or nothing: never a null one.
@@ -55,21 +64,22 @@ import Testing
         #expect(!positions.isEmpty)
         #expect(positions.allSatisfy { $0.json["latitude"] is Double && $0.json["longitude"] is Double && $0.json["gps_accuracy"] is Double })
 
-        // Home Assistant's birth message brings the configs again.
-        let trackerTopic = "homeassistant/device_tracker/ridegate_\(id)_position/config"
-        let before = sub.messages.filter { $0.topic == trackerTopic }.count
+        // Home Assistant's birth message brings the device message again.
+        let before = sub.messages.filter { $0.topic == deviceTopic }.count
         let birth = try ChildProcess(try Executables.find("mosquitto_pub", hint: "apt-get install mosquitto-clients").path,
                                      ["-h", "127.0.0.1", "-p", String(broker.port), "-t", "homeassistant/status", "-m", "online"])
         _ = await birth.waitForExit(timeout: 5)
-        let again = await sub.wait(timeout: TestTime.seconds(10)) { $0.filter { $0.topic == trackerTopic }.count > before }
-        #expect(again.filter { $0.topic == trackerTopic }.count > before)
+        let again = await sub.wait(timeout: TestTime.seconds(10)) { $0.filter { $0.topic == deviceTopic }.count > before }
+        #expect(again.filter { $0.topic == deviceTopic }.count > before)
 
         demo.signal(SIGTERM)
         #expect(await demo.waitForExit(timeout: TestTime.seconds(5)).flatMap(ChildProcess.exitCode) == 0)
-        // Nothing retained: no discovery config, no state, no ride summary, no position, no status. The
-        // next demo starts from nothing (it used to show the previous ride's distance for a moment).
+        // Nothing retained: no discovery, no state, no ride summary, no position, no status. The next demo starts
+        // from nothing (it used to show the previous ride's distance for a moment).
         let retained = try await MQTTSubscriber.retained(port: broker.port, topic: "#")
         #expect(retained.isEmpty, "left behind: \(retained.map(\.topic))")
+        // The device went with one empty message.
+        #expect(sub.messages.filter { $0.topic.hasPrefix("homeassistant/") && $0.payload.isEmpty }.map(\.topic) == [deviceTopic])
         // What it cleared was there: the final ride summary and the stopped states were published before.
         let stopped = sub.messages.filter { $0.topic == "\(base)/gps/state" && $0.json["state"] as? String == "stopped" }
         #expect(!stopped.isEmpty)
@@ -77,8 +87,8 @@ import Testing
     }
 
     /// What the demo's entities are announced with: expiry, entity ids, units and device classes, topics.
-    static func expectEntityDetails(_ announced: [MQTTSubscriber.Message], id: String, base: String) {
-        let byKey = { (key: String) in announced.first { $0.topic.hasSuffix("/ridegate_\(id)_\(key)/config") }?.json ?? [:] }
+    static func expectEntityDetails(_ announced: [String: [String: Any]], id: String, base: String) {
+        let byKey = { (key: String) in announced[key] ?? [:] }
         for key in ["heart_rate", "zone", "speed"] { #expect((byKey(key)["expire_after"] as? Int ?? 0) >= 15, "\(key) does not expire") }
         let slug = id.lowercased().replacingOccurrences(of: "-", with: "_")
         #expect(byKey("heart_rate")["default_entity_id"] as? String == "sensor.ridegate_\(slug)_heart_rate")
@@ -87,7 +97,8 @@ import Testing
         let power = byKey("sensor_demo-power_power")
         #expect(power["device_class"] as? String == "power" && power["unit_of_measurement"] as? String == "W")
         #expect(power["state_topic"] as? String == "\(base)/sensor/demo-power/power")
-        #expect((power["device"] as? [String: Any])?["via_device"] as? String == "ridegate_\(id)")
+        #expect(power["unique_id"] as? String == "ridegate_\(id)_sensor_demo-power_power")
+        #expect(power["name"] as? String == "Demo power meter power")
         #expect(byKey("sensor_demo-power_cadence")["unit_of_measurement"] as? String == "rpm")
         #expect(byKey("sensor_demo-power_wheel_speed")["device_class"] as? String == "speed")
         #expect(byKey("sensor_demo-power_wheel_speed")["unit_of_measurement"] as? String == "km/h")
@@ -96,33 +107,59 @@ import Testing
         #expect(byKey("speed")["unit_of_measurement"] as? String == "km/h")
     }
 
-    @Test("GPS and heart rate off: only the sun is announced, and what an earlier run announced is removed")
-    func disabledFeatures() async throws {
+    /// A state directory as a 0.x release left it: a spool (version 1 layout) whose seq store names a power meter,
+    /// and the strap `auto` chose.
+    static func earlierInstall(state: String) throws {
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        try "AA:BB:CC:DD:EE:FF public\n".write(toFile: state + "/strap", atomically: true, encoding: .utf8)
+        _ = try PythonSQLite.run("""
+            db = sqlite3.connect(sys.argv[1])
+            db.executescript("CREATE TABLE spool (id INTEGER PRIMARY KEY AUTOINCREMENT, topic TEXT NOT NULL, payload TEXT NOT NULL, qos INTEGER NOT NULL);"
+                             "CREATE TABLE sequence (topic TEXT PRIMARY KEY, value INTEGER NOT NULL);"
+                             "CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);"
+                             "INSERT INTO sequence VALUES ('sensor/p1/power', 12), ('gps', 40);")
+            db.commit()
+            """, [state + "/spool.sqlite"])
+    }
+
+    @Test("An earlier release's per-entity configs are cleared once (migrate_discovery, then empty); GPS and heart rate off: only the sun is announced")
+    func upgradeFromPerEntityConfigs() async throws {
         let broker = try await MosquittoBroker.start()
         let publish = try Executables.find("mosquitto_pub", hint: "apt-get install mosquitto-clients").path
-        // What an earlier release (with object_id) left retained for this gateway.
-        for (component, key) in [("sensor", "heart_rate"), ("device_tracker", "position")] {
-            let old = #"{"name":"old","unique_id":"ridegate_solo_\#(key)","object_id":"ridegate_solo_\#(key)","state_topic":"ridegate/solo/x"}"#
+        // What an earlier release left retained for this gateway: per-entity configs, a strap's and a power meter's among them.
+        let strap = try #require(BluetoothAddress("AA:BB:CC:DD:EE:FF")).topicID
+        let old = [("sensor", "heart_rate"), ("device_tracker", "position"), ("sensor", "sunset"), ("sensor", "strap_\(strap)_battery"),
+                   ("sensor", "sensor_p1_power_3s")]
+        for (component, key) in old {
+            let config = #"{"name":"old","unique_id":"ridegate_solo_\#(key)","state_topic":"ridegate/solo/x"}"#
             let pub = try ChildProcess(publish, ["-h", "127.0.0.1", "-p", String(broker.port), "-r",
-                                                 "-t", "homeassistant/\(component)/ridegate_solo_\(key)/config", "-m", old])
+                                                 "-t", "homeassistant/\(component)/ridegate_solo_\(key)/config", "-m", config])
             #expect(await pub.waitForExit(timeout: 5).flatMap(ChildProcess.exitCode) == 0)
         }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rg-ha-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try Self.earlierInstall(state: dir + "/state")
         let config = dir + "/ridegate.toml"
         try TestConfigs.quiet(deviceID: "solo", dir: dir, brokerPort: broker.port, to: config)
 
         // -R: only what this run publishes, not the stale configs above.
-        let sub = try MQTTSubscriber(port: broker.port, topic: "#", extraArguments: ["-R"])
-        let daemon = try ChildProcess(RidegateAppTestsPaths.executable, ["run", "--config", config], captureOutput: true)
-        let messages = await sub.wait(timeout: TestTime.seconds(10)) { m in
-            Self.configs(m).filter { $0.payload.isEmpty }.count >= 18 && Self.configs(m).contains { $0.topic.hasSuffix("_clock_offset/config") }
-        }
+        let sub = try MQTTSubscriber(port: broker.port, topic: "homeassistant/#", extraArguments: ["-R"])
+        var daemon = try ChildProcess(RidegateAppTestsPaths.executable, ["run", "--config", config], captureOutput: true)
+        let messages = await sub.wait(timeout: TestTime.seconds(10)) { !Self.announced($0).isEmpty }
         #expect(Self.schemaProblems(messages) == [])
+        #expect(Set(Self.announced(messages).keys) == Set(Self.sunOnlyKeys))
+        // Each old topic: migrate_discovery first (Home Assistant keeps the entity's registry entry), then empty,
+        // all before the device message.
+        for (component, key) in old {
+            let topic = "homeassistant/\(component)/ridegate_solo_\(key)/config"
+            let steps = messages.filter { $0.topic == topic }.map(\.payload)
+            #expect(steps == [#"{"migrate_discovery":true}"#, ""], "\(topic): \(steps)")
+        }
+        let deviceAt = try #require(messages.firstIndex { $0.topic == "homeassistant/device/solo/config" })
+        #expect(!messages[deviceAt...].contains { $0.topic != "homeassistant/device/solo/config" })
         let retained = try await MQTTSubscriber.retained(port: broker.port, topic: "homeassistant/#")
-        #expect(retained.map { String($0.topic.split(separator: "/")[2].dropFirst("ridegate_solo_".count)) }.sorted() == Self.sunOnlyKeys.sorted())
-        #expect(Self.schemaProblems(retained) == [])
-
+        #expect(retained.map(\.topic) == ["homeassistant/device/solo/config"], "\(retained.map(\.topic))")
+        #expect(await daemon.waitForOutput(timeout: 5) { $0.contains { $0.contains("per-entity Home Assistant discovery configs") } }
+            .contains { $0.contains("per-entity Home Assistant discovery configs") })
         daemon.signal(SIGTERM)
         #expect(await daemon.waitForExit(timeout: TestTime.seconds(5)).flatMap(ChildProcess.exitCode) == 0)
         let after = try await MQTTSubscriber.retained(port: broker.port, topic: "ridegate/solo/#")
@@ -130,7 +167,15 @@ import Testing
         // No GPS ran: nothing says anything about one.
         #expect(!after.contains { $0.topic == "ridegate/solo/gps/state" || $0.topic == "ridegate/solo/position" })
         // The daemon keeps its entities across a stop; they show unavailable through the offline status.
-        #expect(try await MQTTSubscriber.retained(port: broker.port, topic: "homeassistant/#").count == Self.sunOnlyKeys.count)
+        #expect(try await MQTTSubscriber.retained(port: broker.port, topic: "homeassistant/#").count == 1)
+
+        // Recorded: the next start clears nothing.
+        let second = try MQTTSubscriber(port: broker.port, topic: "homeassistant/#", extraArguments: ["-R"])
+        daemon = try ChildProcess(RidegateAppTestsPaths.executable, ["run", "--config", config], captureOutput: true)
+        let again = await second.wait(timeout: TestTime.seconds(10)) { !Self.announced($0).isEmpty }
+        #expect(Set(Self.discoveryMessages(again).map(\.topic)) == ["homeassistant/device/solo/config"])
+        daemon.signal(SIGTERM)
+        _ = await daemon.waitForExit(timeout: TestTime.seconds(5))
     }
 
     @Test("The demo with --keep-retained leaves its ride and status retained, but never its Home Assistant entities")
@@ -140,8 +185,8 @@ import Testing
         let demo = try ChildProcess(RidegateAppTestsPaths.executable,
                                     ["demo", "--keep-retained", "--broker", "127.0.0.1:\(broker.port)", "--speed", "20", "--device-id", "kept"],
                                     captureOutput: true)
-        let announced = await sub.wait(timeout: TestTime.seconds(15)) { Set(Self.configs($0).filter { !$0.payload.isEmpty }.map(\.topic)).count >= 10 }
-        #expect(Set(Self.configs(announced).map(\.topic)).count >= 10)
+        let announced = await sub.wait(timeout: TestTime.seconds(15)) { Self.announced($0).count >= 10 }
+        #expect(Self.announced(announced).count >= 10)
         demo.signal(SIGTERM)
         #expect(await demo.waitForExit(timeout: TestTime.seconds(10)).flatMap(ChildProcess.exitCode) == 0)
         #expect(!(try await MQTTSubscriber.retained(port: broker.port, topic: "ridegate/kept/ride")).isEmpty)

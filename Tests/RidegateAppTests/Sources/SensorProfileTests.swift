@@ -54,10 +54,12 @@ import Testing
         let published: [Publication] = events.flatMap { core.handle($0) }.compactMap { effect -> Publication? in if case .publish(let p) = effect { p } else { nil } }
         let reading = try #require(published.first { $0.topic == "sensor/fp1/running" })
         #expect(reading.payload.contains("\"speed_mps\":2.5,") && reading.payload.contains("\"cadence_spm\":160"), "\(reading.payload)")
-        let speed = try #require(published.first { $0.topic == "homeassistant/sensor/ridegate_bike_sensor_fp1_speed_mps/config" })
-        #expect(speed.payload.contains("\"unit_of_measurement\":\"m/s\"") && speed.payload.contains("ridegate/bike/sensor/fp1/running"), "\(speed.payload)")
-        #expect(speed.payload.contains("\"device\":{\"identifiers\":[\"ridegate_bike_sensor_fp1\"],\"name\":\"Stryd\""), "\(speed.payload)")
-        #expect(published.contains { $0.topic == "homeassistant/sensor/ridegate_bike_sensor_fp1_cadence_spm/config" })
-        #expect(!published.contains { $0.topic.hasPrefix("homeassistant/sensor/ridegate_bike_sensor_fp1_power") })
+        let device = try #require(published.last { $0.topic == "homeassistant/device/bike/config" })
+        let components = try #require(HomeAssistantSchema.components(ofDevice: device.payload))
+        let speed = try #require(components["sensor_fp1_speed_mps"])
+        #expect(speed["unit_of_measurement"] as? String == "m/s" && speed["state_topic"] as? String == "ridegate/bike/sensor/fp1/running", "\(speed)")
+        #expect(speed["unique_id"] as? String == "ridegate_bike_sensor_fp1_speed_mps" && (speed["name"] as? String)?.hasPrefix("Stryd ") == true)
+        #expect(components["sensor_fp1_cadence_spm"] != nil)
+        #expect(!components.keys.contains { $0.hasPrefix("sensor_fp1_power") })
     }
 }

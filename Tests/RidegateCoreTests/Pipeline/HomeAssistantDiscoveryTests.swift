@@ -3,17 +3,19 @@ import RidegateCore
 import RidegateTestSupport
 import Testing
 
-/// The discovery configs against Home Assistant's documented schema (`HomeAssistantSchema`), and the rules
-/// that are ridegate's own: what is announced for which feature, expiry, per-source availability, removal.
+/// The device discovery message against Home Assistant's documented schema (`HomeAssistantSchema`), and the
+/// rules that are ridegate's own: what is announced for which feature, expiry, per-source availability, removal,
+/// and the one-time clearing of an earlier release's per-entity configs.
 @Suite struct HomeAssistantDiscoveryTests {
     let discovery = HomeAssistantDiscovery(discoveryPrefix: "homeassistant", baseTopic: "ridegate/bike", deviceID: "bike", version: "0.1.0")
 
-    func object(_ p: Publication) throws -> [String: Any] {
-        try #require(try JSONSerialization.jsonObject(with: Data(p.payload.utf8)) as? [String: Any])
+    /// The components of `d`'s device message as Home Assistant takes them (device and origin merged in).
+    func components(_ d: HomeAssistantDiscovery, sensors: [AnnouncedSensor] = [], removed: [AnnouncedSensor] = []) throws -> [String: [String: Any]] {
+        try #require(HomeAssistantSchema.components(ofDevice: d.deviceConfig(sensors: sensors, removed: removed).payload))
     }
 
-    func config(_ configs: [Publication], _ key: String) throws -> [String: Any] {
-        try object(try #require(configs.first { $0.topic.hasSuffix("/ridegate_bike_\(key)/config") }, "no config for \(key)"))
+    func config(_ components: [String: [String: Any]], _ key: String) throws -> [String: Any] {
+        try #require(components[key], "no component \(key)")
     }
 
     /// Every entity of the gateway with everything on: (component, key).
@@ -34,32 +36,35 @@ import Testing
         return d
     }
 
-    @Test("Every gateway config passes Home Assistant's schema: default_entity_id in its domain, origin, no object_id")
-    func gatewayConfigsFollowTheSchema() throws {
-        let configs = full.gatewayConfigs()
-        #expect(configs.map { "\($0.topic.split(separator: "/")[1])/\($0.topic.split(separator: "/")[2])" }
-            == Self.everything.map { "\($0.0)/ridegate_bike_\($0.1)" })
-        for p in configs {
-            #expect(p.retain && p.absolute && !p.payload.isEmpty)
-            #expect(HomeAssistantSchema.problems(topic: p.topic, payload: p.payload) == [])
-            let json = try object(p)
-            let component = p.topic.split(separator: "/")[1]
-            let objectID = p.topic.split(separator: "/")[2]
-            #expect(json["default_entity_id"] as? String == "\(component).\(objectID)")
-            #expect(json["unique_id"] as? String == String(objectID))
-            let origin = try #require(json["origin"] as? [String: Any])
-            #expect(origin["name"] as? String == "ridegate" && origin["sw_version"] as? String == "0.1.0")
-            #expect((json["device"] as? [String: Any])?["identifiers"] as? [String] == ["ridegate_bike"])
-            if let availability = json["availability"] as? [[String: Any]] {
+    static let polar = AnnouncedSensor(sensor: .strap("f1f2f3f4f5f6"), name: "Polar H10", measures: [.heartRate])
+
+    @Test("One retained message per bike at homeassistant/device/<id>/config: Home Assistant's schema, every component with the ids of earlier releases")
+    func deviceMessageFollowsTheSchema() throws {
+        let message = full.deviceConfig(sensors: [Self.polar])
+        #expect(message.topic == "homeassistant/device/bike/config" && message.retain && message.absolute && !message.oneShot)
+        #expect(HomeAssistantSchema.deviceProblems(topic: message.topic, payload: message.payload) == [])
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(message.payload.utf8)) as? [String: Any])
+        #expect(Set(json.keys) == ["device", "origin", "components"])
+        let origin = try #require(json["origin"] as? [String: Any])
+        #expect(origin["name"] as? String == "ridegate" && origin["sw_version"] as? String == "0.1.0")
+        #expect((json["device"] as? [String: Any])?["identifiers"] as? [String] == ["ridegate_bike"])
+        let all = try components(full, sensors: [Self.polar])
+        #expect(Set(all.keys) == Set(Self.everything.map(\.1) + ["strap_f1f2f3f4f5f6_connected", "strap_f1f2f3f4f5f6_battery"]))
+        for (component, key) in Self.everything {
+            let c = try config(all, key)
+            #expect(c["platform"] as? String == component, "\(key)")
+            #expect(c["unique_id"] as? String == "ridegate_bike_\(key)", "\(key)")
+            #expect(c["default_entity_id"] as? String == "\(component).ridegate_bike_\(key)", "\(key)")
+            if let availability = c["availability"] as? [[String: Any]] {
                 #expect(availability.first?["topic"] as? String == "ridegate/bike/status")
-                #expect(json["availability_mode"] as? String == "all")
+                #expect(c["availability_mode"] as? String == "all")
             }
         }
     }
 
     @Test("Units a rider reads: km/h and km (HA converts them on a US install), durations in seconds, kJ, and each device class's own units")
     func units() throws {
-        let configs = full.gatewayConfigs()
+        let configs = try components(full)
         for key in ["speed", "average_speed", "maximum_speed"] {
             let json = try config(configs, key)
             #expect(json["unit_of_measurement"] as? String == "km/h" && json["device_class"] as? String == "speed", "\(key)")
@@ -88,22 +93,22 @@ import Testing
     func expiry() throws {
         var limited = full
         limited.heartRateInterval = 10 // max_heart_rate_per_s = 0.1
-        let configs = full.gatewayConfigs()
+        let configs = try components(full)
         #expect(try config(configs, "heart_rate")["expire_after"] as? Int == 15)
         #expect(try config(configs, "zone")["expire_after"] as? Int == 15)
         #expect(try config(configs, "speed")["expire_after"] as? Int == 15)
-        let expiring = configs.filter { (try? object($0))?["expire_after"] != nil }.map { $0.topic.split(separator: "/")[2] }
-        #expect(expiring == ["ridegate_bike_heart_rate", "ridegate_bike_zone", "ridegate_bike_speed"])
+        let expiring = configs.filter { $0.value["expire_after"] != nil }.map(\.key)
+        #expect(Set(expiring) == ["heart_rate", "zone", "speed"])
         // Three of the slowest allowed messages, so a rate limit never makes a live value look stale.
-        #expect(try config(limited.gatewayConfigs(), "heart_rate")["expire_after"] as? Int == 30)
+        #expect(try config(try components(limited), "heart_rate")["expire_after"] as? Int == 30)
     }
 
     @Test("What stays on screen when the gateway is off: the bike on the map, the ride's totals, the last ride, and 'online' turned off")
     func whatOutlivesTheGateway() throws {
-        let configs = full.gatewayConfigs()
-        let kept = configs.filter { (try? object($0))?["availability"] == nil }.map { String($0.topic.split(separator: "/")[2].dropFirst("ridegate_bike_".count)) }
-        #expect(kept == ["online", "position", "distance", "moving_time", "elapsed_time", "average_speed", "maximum_speed", "climb",
-                         "average_heart_rate", "average_power", "normalized_power", "work", "last_ride"])
+        let configs = try components(full)
+        let kept = configs.filter { $0.value["availability"] == nil }.map(\.key)
+        #expect(Set(kept) == ["online", "position", "distance", "moving_time", "elapsed_time", "average_speed", "maximum_speed", "climb",
+                              "average_heart_rate", "average_power", "normalized_power", "work", "last_ride"])
         let tracker = try config(configs, "position")
         #expect(tracker["json_attributes_topic"] as? String == "ridegate/bike/position" && tracker["state_topic"] == nil)
         #expect(tracker["source_type"] as? String == "gps")
@@ -116,7 +121,7 @@ import Testing
 
     @Test("Speed is unavailable without a fix; riding, the lap event and the sun follow the gateway; health is diagnostic")
     func perSourceAvailability() throws {
-        let configs = full.gatewayConfigs()
+        let configs = try components(full)
         let speed = try #require(try config(configs, "speed")["availability"] as? [[String: Any]])
         #expect(speed.count == 2)
         #expect(speed[1]["topic"] as? String == "ridegate/bike/gps/state")
@@ -128,94 +133,111 @@ import Testing
         #expect(gpsState["options"] as? [String] == ["ok", "no_fix", "no_device", "no_data", "stopped"])
         let lap = try config(configs, "lap")
         #expect(lap["event_types"] as? [String] == ["manual", "distance"] && lap["state_topic"] as? String == "ridegate/bike/lap")
-        let health = configs.filter { (try? object($0))?["state_topic"] as? String == "ridegate/bike/health" }
+        let health = configs.filter { $0.value["state_topic"] as? String == "ridegate/bike/health" }
         #expect(health.count == 7)
-        for p in health { #expect((try object(p))["entity_category"] as? String == "diagnostic", "\(p.topic)") }
-        let disabled = health.filter { (try? object($0))?["enabled_by_default"] as? Bool == false }.map { $0.topic.split(separator: "/")[2] }
-        #expect(disabled == ["ridegate_bike_ride_log_size", "ridegate_bike_clock_offset"])
+        for (key, c) in health { #expect(c["entity_category"] as? String == "diagnostic", "\(key)") }
+        let disabled = health.filter { $0.value["enabled_by_default"] as? Bool == false }.map(\.key)
+        #expect(Set(disabled) == ["ride_log_size", "clock_offset"])
     }
 
-    @Test("Only what is enabled is announced; the configs of what is off are sent empty, so Home Assistant removes them")
+    @Test("Only what is enabled is announced; what is off is sent as its platform alone, so Home Assistant removes it")
     func disabledFeaturesAreRemoved() throws {
         var sunOnly = discovery
         sunOnly.features = .init(heartRate: false, gps: false, sun: true)
-        let configs = sunOnly.gatewayConfigs()
+        let configs = try components(sunOnly)
         #expect(configs.count == Self.everything.count)
-        let announced = configs.filter { !$0.payload.isEmpty }.map { String($0.topic.split(separator: "/")[2].dropFirst("ridegate_bike_".count)) }
-        #expect(announced == ["online", "sunrise", "sunset", "civil_dawn", "civil_dusk", "time_to_sunset", "dark_soon", "spool_depth",
-                              "spool_dropped", "broker_connections", "sensor_reconnects", "gps_time_rejected", "ride_log_size", "clock_offset"])
-        for p in configs where p.payload.isEmpty { #expect(p.retain && p.absolute) }
+        let announced = configs.filter { !$0.value.isEmpty }.map(\.key)
+        #expect(Set(announced) == ["online", "sunrise", "sunset", "civil_dawn", "civil_dusk", "time_to_sunset", "dark_soon", "spool_depth",
+                                   "spool_dropped", "broker_connections", "sensor_reconnects", "gps_time_rejected", "ride_log_size", "clock_offset"])
+        let raw = try #require(try JSONSerialization.jsonObject(with: Data(sunOnly.deviceConfig(sensors: []).payload.utf8)) as? [String: Any])
+        let speed = try #require((raw["components"] as? [String: Any])?["speed"] as? [String: Any])
+        #expect(speed.count == 1 && speed["platform"] as? String == "sensor", "a removal is the platform alone: \(speed)")
         // No power meter, no lap button or auto-lap: no power totals and no lap event.
-        let plain = discovery.gatewayConfigs().filter(\.payload.isEmpty).map { String($0.topic.split(separator: "/")[2].dropFirst("ridegate_bike_".count)) }
-        #expect(plain == ["average_power", "normalized_power", "work", "lap"])
+        let plain = try components(discovery).filter(\.value.isEmpty).map(\.key)
+        #expect(Set(plain) == ["average_power", "normalized_power", "work", "lap"])
         var noHeart = full
         noHeart.features.heartRate = false
-        #expect(noHeart.gatewayConfigs().filter(\.payload.isEmpty).count == 3) // heart rate, zone, average heart rate
+        #expect(try components(noHeart).filter(\.value.isEmpty).count == 3) // heart rate, zone, average heart rate
     }
 
-    @Test("A strap is its own device, reached through the gateway: its connection, and its battery while connected")
-    func strapConfigs() throws {
-        let configs = discovery.sensorConfigs(.strap("f1f2f3f4f5f6"), details: SensorDetails(name: "Polar H10"), measures: [.heartRate])
-        #expect(configs.map(\.topic) == ["homeassistant/binary_sensor/ridegate_bike_strap_f1f2f3f4f5f6_connected/config",
-                                          "homeassistant/sensor/ridegate_bike_strap_f1f2f3f4f5f6_battery/config"])
-        for p in configs { #expect(HomeAssistantSchema.problems(topic: p.topic, payload: p.payload) == []) }
+    @Test("A strap's entities are the bike's, named after the strap: its connection, and its battery while connected")
+    func strapComponents() throws {
+        let all = try components(discovery, sensors: [Self.polar])
+        let connected = try config(all, "strap_f1f2f3f4f5f6_connected")
+        #expect(connected["platform"] as? String == "binary_sensor" && connected["name"] as? String == "Polar H10 connected")
         // Connected: off while searched for or lost; unavailable with the gateway, never a stale "on".
-        let connected = try object(configs[0])
         #expect(connected["device_class"] as? String == "connectivity")
         #expect(connected["state_topic"] as? String == "ridegate/bike/strap/f1f2f3f4f5f6/state")
         #expect((connected["availability"] as? [[String: Any]])?.map { $0["topic"] as? String } == ["ridegate/bike/status"])
-        let json = try object(configs[1])
-        #expect(json["default_entity_id"] as? String == "sensor.ridegate_bike_strap_f1f2f3f4f5f6_battery")
-        let device = try #require(json["device"] as? [String: Any])
-        #expect(device["via_device"] as? String == "ridegate_bike")
-        #expect(device["name"] as? String == "Polar H10")
-        let availability = try #require(json["availability"] as? [[String: Any]])
+        let battery = try config(all, "strap_f1f2f3f4f5f6_battery")
+        // The unique and entity ids of the per-entity layout: Home Assistant keeps the entity and its history.
+        #expect(battery["unique_id"] as? String == "ridegate_bike_strap_f1f2f3f4f5f6_battery")
+        #expect(battery["default_entity_id"] as? String == "sensor.ridegate_bike_strap_f1f2f3f4f5f6_battery")
+        #expect(battery["name"] as? String == "Polar H10 battery")
+        #expect((battery["device"] as? [String: Any])?["identifiers"] as? [String] == ["ridegate_bike"])
+        let availability = try #require(battery["availability"] as? [[String: Any]])
         #expect(availability.count == 2)
         #expect(availability[1]["topic"] as? String == "ridegate/bike/strap/f1f2f3f4f5f6/state")
-        #expect(json["device_class"] as? String == "battery")
+        #expect(battery["device_class"] as? String == "battery")
     }
 
-    @Test("A power meter and a speed-only sensor: entities for what each measures, in HA's units and classes, via the gateway")
-    func cyclingSensorConfigs() throws {
-        let meter = SensorRef(kind: .power, id: "d1d2d3d4d5d6")
-        var details = SensorDetails(name: "4iiii")
-        (details.manufacturer, details.model) = ("4iiii Innovations", "Precision 3")
-        let configs = discovery.sensorConfigs(meter, details: details, measures: [.power, .cadence])
-        #expect(configs.map { $0.topic.split(separator: "/")[2] } == [
-            "ridegate_bike_sensor_d1d2d3d4d5d6_connected", "ridegate_bike_sensor_d1d2d3d4d5d6_power", "ridegate_bike_sensor_d1d2d3d4d5d6_power_3s",
-            "ridegate_bike_sensor_d1d2d3d4d5d6_cadence", "ridegate_bike_sensor_d1d2d3d4d5d6_battery"])
-        for p in configs { #expect(HomeAssistantSchema.problems(topic: p.topic, payload: p.payload) == [], "\(p.topic)") }
-        let power = try object(configs[1])
+    @Test("A power meter and a speed-only sensor: components for what each measures, in HA's units and classes")
+    func cyclingSensorComponents() throws {
+        let meter = AnnouncedSensor(sensor: SensorRef(kind: .power, id: "d1d2d3d4d5d6"), name: "4iiii", measures: [.power, .cadence])
+        let all = try components(discovery, sensors: [meter])
+        let keys = all.keys.filter { $0.hasPrefix("sensor_d1d2d3d4d5d6_") }.map { String($0.dropFirst("sensor_d1d2d3d4d5d6_".count)) }
+        #expect(Set(keys) == ["connected", "power", "power_3s", "cadence", "battery"])
+        let power = try config(all, "sensor_d1d2d3d4d5d6_power")
         // The instantaneous power is a new recorder row every second: off by default, the 3 s average on.
         #expect(power["enabled_by_default"] as? Bool == false)
-        #expect(try object(configs[2])["enabled_by_default"] == nil)
+        #expect(try config(all, "sensor_d1d2d3d4d5d6_power_3s")["enabled_by_default"] == nil)
+        #expect(try config(all, "sensor_d1d2d3d4d5d6_power_3s")["name"] as? String == "4iiii power (3 s)")
         #expect(power["device_class"] as? String == "power" && power["unit_of_measurement"] as? String == "W")
         #expect(power["state_topic"] as? String == "ridegate/bike/sensor/d1d2d3d4d5d6/power")
         #expect((power["expire_after"] as? Int ?? 0) >= 15)
         let availability = try #require(power["availability"] as? [[String: Any]])
         #expect(availability.last?["topic"] as? String == "ridegate/bike/sensor/d1d2d3d4d5d6/state")
-        let device = try #require(power["device"] as? [String: Any])
-        #expect(device["via_device"] as? String == "ridegate_bike")
-        #expect(device["manufacturer"] as? String == "4iiii Innovations" && device["model"] as? String == "Precision 3")
-        #expect(try object(configs[3])["unit_of_measurement"] as? String == "rpm")
+        #expect(try config(all, "sensor_d1d2d3d4d5d6_cadence")["unit_of_measurement"] as? String == "rpm")
 
         let hub = SensorRef(kind: .speedCadence, id: "a1a2a3a4a5a6")
-        let speedOnly = discovery.sensorConfigs(hub, details: SensorDetails(), measures: [.wheelSpeed])
-        #expect(speedOnly.map { String($0.topic.split(separator: "/")[2].split(separator: "_").dropFirst(4).joined(separator: "_")) }
-            == ["connected", "wheel_speed", "battery"])
-        let speed = try object(speedOnly[1])
+        let speedOnly = AnnouncedSensor(sensor: hub, name: HomeAssistantDiscovery.defaultName(hub), measures: [.wheelSpeed])
+        let hubComponents = try components(discovery, sensors: [speedOnly]).filter { $0.key.hasPrefix("sensor_a1a2a3a4a5a6_") }
+        #expect(Set(hubComponents.keys) == ["sensor_a1a2a3a4a5a6_connected", "sensor_a1a2a3a4a5a6_wheel_speed", "sensor_a1a2a3a4a5a6_battery"])
+        let speed = try config(hubComponents, "sensor_a1a2a3a4a5a6_wheel_speed")
         #expect(speed["unit_of_measurement"] as? String == "km/h")
+        #expect(speed["name"] as? String == "Speed/cadence sensor a1a2a3a4a5a6 wheel speed")
         // With a GPS the wheel speed repeats the speed: disabled by default; without one it is the speed.
         #expect(speed["enabled_by_default"] as? Bool == false)
         var indoor = discovery
         indoor.features.gps = false
-        let trainer = try object(indoor.sensorConfigs(hub, details: SensorDetails(), measures: [.wheelSpeed])[1])
+        let trainer = try config(try components(indoor, sensors: [speedOnly]), "sensor_a1a2a3a4a5a6_wheel_speed")
         #expect(trainer["enabled_by_default"] == nil && trainer["unit_of_measurement"] as? String == "km/h")
         #expect(speed["device_class"] as? String == "speed" && speed["state_topic"] as? String == "ridegate/bike/sensor/a1a2a3a4a5a6/speed_cadence")
-        #expect((speed["device"] as? [String: Any])?["name"] as? String == "Speed/cadence sensor a1a2a3a4a5a6")
-        // Removal at stop covers every one of them.
-        let removals = discovery.removals(sensors: [(key: meter, value: Set<SensorMeasure>([.power, .cadence]))])
-        #expect(Set(configs.map(\.topic)).isSubset(of: Set(removals.map(\.topic))))
+    }
+
+    @Test("A sensor no longer configured is sent as platforms alone; the demo's stop removes the device with one empty message")
+    func removals() throws {
+        let removed = try components(discovery, removed: [Self.polar])
+        #expect(removed["strap_f1f2f3f4f5f6_battery"]?.isEmpty == true && removed["strap_f1f2f3f4f5f6_connected"]?.isEmpty == true)
+        let stop = discovery.deviceRemoval()
+        #expect(stop.topic == "homeassistant/device/bike/config" && stop.payload.isEmpty && stop.retain && stop.absolute)
+    }
+
+    @Test("An earlier release's per-entity configs: each topic gets migrate_discovery, then an empty retained payload, one-shot")
+    func legacyMigration() throws {
+        let meter = SensorRef(kind: .power, id: "d1d2d3d4d5d6")
+        let steps = full.legacyMigration(sensors: [Self.polar.sensor, meter])
+        #expect(steps.allSatisfy { $0.oneShot && $0.absolute })
+        for pair in stride(from: 0, to: steps.count, by: 2) {
+            #expect(steps[pair].topic == steps[pair + 1].topic)
+            #expect(steps[pair].payload == #"{"migrate_discovery":true}"# && !steps[pair].retain)
+            #expect(steps[pair + 1].payload.isEmpty && steps[pair + 1].retain)
+        }
+        // Every config the per-entity layout published: <prefix>/<platform>/<unique id>/config.
+        let announced = AnnouncedSensor(sensor: meter, name: "4iiii", measures: Set(SensorMeasure.allCases))
+        let old = try components(full, sensors: [Self.polar, announced]).map { "homeassistant/\($0.value["platform"] ?? "")/\($0.value["unique_id"] ?? "")/config" }
+        #expect(Set(steps.map(\.topic)) == Set(old))
+        #expect(steps.count == 2 * old.count, "each topic once")
     }
 
     @Test("Entity ids are Home Assistant slugs whatever the device id: lower case, [a-z0-9_]")
@@ -225,17 +247,8 @@ import Testing
             == "sensor.ridegate_bike_strap_demo_strap_battery")
         #expect(HomeAssistantDiscovery.entityID(component: "device_tracker", objectID: "ridegate__x--y_") == "device_tracker.ridegate_x_y")
         let odd = HomeAssistantDiscovery(discoveryPrefix: "homeassistant", baseTopic: "ridegate/My-Bike", deviceID: "My-Bike", version: "1")
-        for p in odd.gatewayConfigs() + odd.sensorConfigs(.strap("demo-strap"), details: SensorDetails(), measures: [.heartRate]) where !p.payload.isEmpty {
-            #expect(HomeAssistantSchema.problems(topic: p.topic, payload: p.payload) == [])
-        }
-    }
-
-    @Test("Removal covers every gateway entity and the given straps")
-    func removals() {
-        let removals = discovery.removals(sensors: [(key: SensorRef.strap("demo-strap"), value: Set<SensorMeasure>([.heartRate]))])
-        #expect(removals.count == Self.everything.count + 2)
-        #expect(removals.allSatisfy { $0.payload.isEmpty && $0.retain && $0.absolute })
-        #expect(Set(removals.map(\.topic)) == Set(full.gatewayConfigs().map(\.topic) + discovery.sensorConfigs(.strap("demo-strap"), details: SensorDetails(), measures: [.heartRate]).map(\.topic)))
+        let message = odd.deviceConfig(sensors: [AnnouncedSensor(sensor: .strap("demo-strap"), name: "Demo strap", measures: [.heartRate])])
+        #expect(HomeAssistantSchema.deviceProblems(topic: message.topic, payload: message.payload) == [])
     }
 
     @Test("The schema checker itself refuses what Home Assistant refuses")
@@ -251,5 +264,14 @@ import Testing
         #expect(!HomeAssistantSchema.problems(topic: t, payload: base + #","stat_t":"a/b"}"#).isEmpty)
         #expect(!HomeAssistantSchema.problems(topic: t, payload: base.replacingOccurrences(of: #","origin":{"name":"o"}"#, with: "") + "}").isEmpty)
         #expect(!HomeAssistantSchema.problems(topic: "homeassistant/sensor/u.x/config", payload: base + "}").isEmpty)
+        // Device messages: only device, origin and components at the top; a component's own device is ignored.
+        let device = #"{"device":{"identifiers":["d"]},"origin":{"name":"o"},"components":{"u":{"platform":"sensor","unique_id":"u","default_entity_id":"sensor.u","name":"n","state_topic":"a/b"}}"#
+        let d = "homeassistant/device/d/config"
+        #expect(HomeAssistantSchema.deviceProblems(topic: d, payload: device + "}") == [])
+        #expect(!HomeAssistantSchema.deviceProblems(topic: d, payload: device + #","~":"a"}"#).isEmpty)
+        #expect(!HomeAssistantSchema.deviceProblems(topic: d, payload: device.replacingOccurrences(of: #""origin":{"name":"o"},"#, with: "") + "}").isEmpty)
+        #expect(!HomeAssistantSchema.deviceProblems(topic: d, payload: device.replacingOccurrences(of: #""state_topic":"a/b"}"#, with: #""state_topic":"a/b","device":{"identifiers":["x"]}}"#) + "}").isEmpty)
+        #expect(!HomeAssistantSchema.deviceProblems(topic: d, payload: device.replacingOccurrences(of: #""platform":"sensor","#, with: "") + "}").isEmpty)
+        #expect(!HomeAssistantSchema.deviceProblems(topic: "homeassistant/device/d.x/config", payload: device + "}").isEmpty)
     }
 }
