@@ -95,6 +95,15 @@ if (work / "registry-before.json").exists():
 
 log = (config / "home-assistant.log").read_text(errors="replace")
 problems = [line for line in log.splitlines() if ("WARNING" in line or "ERROR" in line) and ("mqtt" in line.lower() or "ridegate" in line)]
+# Before 2026.11, removing a device (the demo's orderly stop) makes Home Assistant itself publish an empty
+# retained payload on the device topic for each entity that is disabled by default (its registry hook for entities
+# it did not add), and then warn about each one it hears: its own messages, not ridegate's. Said, not failed.
+own_echo = "No device components to cleanup for bike"
+if tuple(int(x) for x in version.split(".")[:2]) < (2026, 11):
+    echoes = [line for line in problems if own_echo in line]
+    if echoes:
+        print(f"note Home Assistant {version} warned {len(echoes)} times about its own empty device messages after the demo's device was removed")
+    problems = [line for line in problems if own_echo not in line]
 check(not problems, f"no MQTT or ridegate warning or error in HA's log ({len(problems)}): " + " | ".join(problems[:5]))
 retained = [line for line in (work / "retained.txt").read_text().splitlines() if line.strip()]
 check(not retained, f"nothing of the demo retained after its orderly stop ({len(retained)}): {retained[:5]}")
