@@ -10,7 +10,10 @@ public final class ChildProcess: @unchecked Sendable {
     /// True once the child's output pipe reached end of file (every line it wrote is in `lines`).
     private let outputEnded = Observed(false)
 
-    public init(_ executable: String, _ arguments: [String], captureOutput: Bool = false, environment: [String: String]? = nil) throws {
+    /// `linesPerSecond`: take at most that many output lines a second (a slow consumer: the child blocks on its
+    /// output once the pipe is full).
+    public init(_ executable: String, _ arguments: [String], captureOutput: Bool = false, environment: [String: String]? = nil,
+                linesPerSecond: Double? = nil) throws {
         var fileActions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&fileActions)
         defer { posix_spawn_file_actions_destroy(&fileActions) }
@@ -50,7 +53,11 @@ public final class ChildProcess: @unchecked Sendable {
             let output = output
             let ended = outputEnded
             Thread {
-                Self.readLines(fd: fd) { line in output.update { $0.append(line) } }
+                var pace = linesPerSecond.map { LinePace(perSecond: $0) }
+                Self.readLines(fd: fd) { line in
+                    pace?.wait()
+                    output.update { $0.append(line) }
+                }
                 ended.update { $0 = true }
             }.start()
         }
@@ -165,4 +172,20 @@ public struct ChildProcessError: Error, CustomStringConvertible {
     public var message: String
     public init(message: String) { self.message = message }
     public var description: String { message }
+}
+
+/// Holds a reader to at most `perSecond` lines a second.
+struct LinePace {
+    let interval: Double
+    var next = Date().timeIntervalSinceReferenceDate
+
+    init(perSecond: Double) {
+        interval = 1 / max(1, perSecond)
+    }
+
+    mutating func wait() {
+        let now = Date().timeIntervalSinceReferenceDate
+        if next > now { Thread.sleep(forTimeInterval: next - now) }
+        next = max(next, now) + interval
+    }
 }

@@ -16,10 +16,13 @@ public final class MQTTSubscriber: @unchecked Sendable {
 
     private let process: ChildProcess
 
-    public init(port: Int, topic: String = "#", extraArguments: [String] = [], host: String = "127.0.0.1") throws {
+    /// `messagesPerSecond`: a subscriber that handles at most that many messages a second (it stops reading,
+    /// and acknowledging, while it is behind; the broker queues the rest for it).
+    public init(port: Int, topic: String = "#", extraArguments: [String] = [], host: String = "127.0.0.1",
+                messagesPerSecond: Double? = nil) throws {
         let executable = try Executables.find("mosquitto_sub", hint: "apt-get install mosquitto-clients")
         process = try ChildProcess(executable.path, ["-h", host, "-p", String(port), "-v", "-t", topic] + extraArguments,
-                                   captureOutput: true)
+                                   captureOutput: true, linesPerSecond: messagesPerSecond)
     }
 
     deinit { stop() }
@@ -52,5 +55,11 @@ public final class MQTTSubscriber: @unchecked Sendable {
 
     public func stop() {
         process.terminate()
+    }
+
+    /// Stops it and returns every message it printed, those still in its pipe included (a slow subscriber's).
+    public func stopAndCollect() async -> [Message] {
+        process.terminate()
+        return await process.waitForAllOutput(timeout: TestTime.seconds(20)).map(Self.parse)
     }
 }

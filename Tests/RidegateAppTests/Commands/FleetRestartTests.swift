@@ -4,11 +4,17 @@ import Testing
 
 /// Ten bikes against the shipped fleet setup (deploy/fleet/acl, per-bike passwords, MQTT 5, discovery on) and a
 /// default mosquitto (`max_queued_messages` 1000): the broker restarts mid-ride, every bike replays its backlog at
-/// its pace, and a persistent QoS 1 reader still receives every `seq` of every reading topic.
+/// its pace, and a persistent QoS 1 reader that keeps up with the live flow but no more still receives every `seq`
+/// of every reading topic. (Unpaced, the backlogs arrive together and the broker drops what its queue cannot hold.)
 @Suite struct FleetRestartTests {
     static let bikes = (1...10).map { "bike-\($0)" }
     /// The spooled topics (readings and the ride summary): each must arrive with every seq.
     static let readingTopics = ["gps", "heart_rate", "sensor/demo-power/power", "ride"]
+    static let speed = 10.0
+    static let replayPerSecond = 50.0
+    /// The reader handles 1 500 messages a second: four times the fleet's live flow (about 330 a second at the
+    /// demo's 10×), not a backlog poured in at once.
+    static let readerPerSecond = 1500.0
 
     @Test("Ten bikes, the broker restarted mid-ride: every seq of every reading topic at the fleet's reader, nothing refused")
     func brokerRestart() async throws {
@@ -21,12 +27,13 @@ import Testing
         var broker = try await MosquittoBroker.start(extraConfig: brokerConfig, persistence: true)
         let port = broker.port
         let readerArguments = ["-c", "-i", "fleet-reader-\(port)", "-q", "1", "-u", "fleet-reader", "-P", "fleet-reader pass"]
-        var reader = try MQTTSubscriber(port: port, topic: "ridegate/#", extraArguments: readerArguments)
+        var reader = try MQTTSubscriber(port: port, topic: "ridegate/#", extraArguments: readerArguments, messagesPerSecond: Self.readerPerSecond)
         var demos: [ChildProcess] = []
         for bike in Self.bikes {
-            let config = try TestConfigs.bike(user: bike, name: bike, dir: dir, extra: "reconnect_max_s = 2")
+            // The default pace in real time, 50 a second (the demo multiplies it by its speed).
+            let config = try TestConfigs.bike(user: bike, name: bike, dir: dir, extra: "reconnect_max_s = 2\nreplay_per_s = \(Self.replayPerSecond / Self.speed)")
             demos.append(try ChildProcess(RidegateAppTestsPaths.executable,
-                                          ["demo", "--config", config, "--broker", "127.0.0.1:\(port)", "--speed", "10", "--keep-retained",
+                                          ["demo", "--config", config, "--broker", "127.0.0.1:\(port)", "--speed", "\(Self.speed)", "--keep-retained",
                                            "--device-id", bike, "--state-directory", "\(dir)/\(bike)-state"], captureOutput: true))
         }
         let before = await reader.wait(timeout: TestTime.seconds(20)) { m in
@@ -34,11 +41,10 @@ import Testing
         }
         try #require(Self.bikes.allSatisfy { StoreAndForwardTests.seqs(before, "ridegate/\($0)/gps").count >= 5 })
         broker.stop()
-        reader.stop()
-        let delivered = reader.messages
-        try await TestTime.pause(8) // the outage: each bike spools some 300 readings, 3 000 for the fleet
+        let delivered = await reader.stopAndCollect()
+        try await TestTime.pause(12) // the outage: each bike spools some 400 readings, 4 000 for the fleet
         broker = try await MosquittoBroker.start(extraConfig: brokerConfig, port: port, persistence: true, directory: broker.directory)
-        reader = try MQTTSubscriber(port: port, topic: "ridegate/#", extraArguments: readerArguments)
+        reader = try MQTTSubscriber(port: port, topic: "ridegate/#", extraArguments: readerArguments, messagesPerSecond: Self.readerPerSecond)
         let tops = Dictionary(uniqueKeysWithValues: Self.bikes.map { ($0, StoreAndForwardTests.seqs(delivered, "ridegate/\($0)/gps").max() ?? 0) })
         // Until every bike rides on live well past the outage with nothing missing (the backlogs are paced: they
         // take a few seconds), or the time is up and the checks below say what is missing. Looked at once a
