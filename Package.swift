@@ -36,6 +36,10 @@ let package = Package(
             dependencies: ["CSQLite"],
             cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])]),
 
+        // HTTPS for the uploads to training sites: Debian's libcurl, loaded only when a site is configured (its
+        // header from libcurl4-openssl-dev; nothing links against it).
+        .target(name: "CCurlShim", cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])]),
+
         // Linux calls Swift's Glibc module does not expose.
         .target(name: "CLinuxShim", cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])]),
 
@@ -44,7 +48,7 @@ let package = Package(
         // Thin adapters over the kernel and the C libraries.
         .target(
             name: "RidegateLinux",
-            dependencies: ["RidegateCore", "CMosquitto", "CBluetooth", "CGPIOShim", "CLinuxShim", "CSQLite", "CSQLiteShim"]),
+            dependencies: ["RidegateCore", "CMosquitto", "CBluetooth", "CGPIOShim", "CLinuxShim", "CSQLite", "CSQLiteShim", "CCurlShim"]),
         // The one place that wires sources, core and sinks; config loading; the demo's simulated ride.
         .target(
             name: "RidegateApp",

@@ -16,7 +16,7 @@ ensure_apt_packages() {
 }
 
 # The packages ridegate builds against, on Debian 12 and Raspberry Pi OS trixie alike.
-RIDEGATE_BUILD_PACKAGES=(pkg-config libbluetooth-dev libgpiod-dev libmosquitto-dev libsqlite3-dev)
+RIDEGATE_BUILD_PACKAGES=(pkg-config libbluetooth-dev libgpiod-dev libmosquitto-dev libsqlite3-dev libcurl4-openssl-dev)
 # What the demo starts: a private broker and a subscriber that shows the messages.
 RIDEGATE_RUNTIME_PACKAGES=(mosquitto mosquitto-clients)
 # What only the tests start or read with: TLS certificates, gpsd, chronyd (run with -x so the host clock is left

@@ -30,6 +30,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// activity's messages, and the replay made of them — every value the replay's sensors send must decode as
     /// the measurement it is.
     case fit
+    /// What intervals.icu and Strava answer (a status, rate-limit headers, a JSON body), what a rider pastes back
+    /// from Strava's authorization, and the token file: every answer comes to a verdict the uploader acts on.
+    case trainingSite = "training_site"
 
     public func run(_ data: [UInt8]) {
         switch self {
@@ -43,6 +46,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .advertising: _ = AdvertisingData(parsing: data).sensorKinds
         case .config: Self.config(data)
         case .fit: Self.fit(data)
+        case .trainingSite: Self.trainingSite(data)
         }
     }
 
@@ -101,6 +105,25 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         if let first = try? TOMLParser.parse(bytes: data), let second = try? TOMLParser.parse(bytes: data) {
             guard first.position == second.position else { fatalError("config: the same document parsed differently") }
         }
+    }
+
+    /// The first two bytes choose the status (100–599) and whether rate-limit headers come with it; the rest is
+    /// the body. A token read from an answer must read back the same from the file ridegate writes of it.
+    static func trainingSite(_ data: [UInt8]) {
+        guard data.count >= 2 else { return }
+        let status = 100 + (Int(data[0]) << 8 | Int(data[1])) % 500
+        let body = String(decoding: data.dropFirst(2), as: UTF8.self)
+        let headers = data[1] & 1 == 0 ? [:] : ["x-ratelimit-limit": String(body.prefix(12)), "x-ratelimit-usage": String(body.suffix(12)),
+                                               "retry-after": String(body.prefix(6))]
+        let response = HTTPResponse(status: status, headers: headers, body: body)
+        let now = Timestamp(secondsSince1970: 1_780_000_000)
+        _ = IntervalsICUProtocol.interpret(response)
+        _ = StravaProtocol.interpret(response, now: now)
+        _ = StravaProtocol.interpretToken(response, now: now)
+        let wait = StravaProtocol.rateLimitWait(response, now: now)
+        guard wait > 0, wait <= 86_401 else { fatalError("training_site: a rate-limit wait of \(wait) s") }
+        _ = StravaProtocol.code(fromPasted: body)
+        if let token = StravaToken(answer: body, now: now) { roundTrip(token, StravaToken(answer: token.fileText, now: now), "token", data) }
     }
 
     private static func roundTrip<T: Equatable>(_ value: T, _ again: T?, _ what: String, _ input: [UInt8]) {

@@ -162,6 +162,10 @@ extension DemoCommand {
         }
         print("ride: \(ride.name): " + parts.joined(separator: ", "))
         print("ride file: ridegate rides export latest --format fit --state-directory \(stateDirectory) -o ride.fit")
+        for job in (try? store.uploads(ride: ride.id)) ?? [] { // unreadable: the upload's own log lines said it
+            let what = job.state == .done ? job.activityURL ?? "" : job.detail ?? ""
+            print("upload: \(job.service.displayName) \(job.state.rawValue)\(what.isEmpty ? "" : " (\(what))")")
+        }
     }
 
 }

@@ -90,6 +90,11 @@ import Testing
             .fit: [[14, 0x20, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF] + Array(".FIT".utf8) + [0, 0],
                    [12, 0x10, 0, 0, 0x40, 0, 0, 0] + Array(".FIT".utf8) + [0x40, 0, 0, 20, 0, 255] + Array(repeating: 0xFF, count: 765),
                    [12, 0x10, 0, 0, 2, 0, 0, 0] + Array(".FIT".utf8) + [0x05, 0x00]],
+            // A token that expires at the end of time, an activity id of 10^300, a duplicate of nothing, 429 with
+            // limits that are not numbers, a pasted address with no code.
+            .trainingSite: [[0, 100] + Array(#"{"access_token":"a","refresh_token":"r","expires_at":1e308}"#.utf8),
+                            [0, 101] + Array(#"{"id":1e300,"activity_id":-1,"error":"duplicate of activity "}"#.utf8),
+                            [1, 73] + Array("x,y {} ,".utf8), [1, 74] + Array("http://localhost/exchange_token?code=".utf8), [0xFF, 0xFF]],
         ]
         #expect(Set(inputs.keys) == Set(FuzzTarget.allCases))
         await offPool { for (target, cases) in inputs { for input in cases { target.run(input) } } }

@@ -31,19 +31,10 @@ extension GatewayAssembly {
         if let end {
             // A replay is dated as recorded or moved to now: no rollover floor for it.
             sources.append(end.ending(with: GPSSource(devicePath: pty.devicePath, baud: .fixed(9600), clock: clock, logger: logger.labeled("gps"),
-                                                      stopWhenDeviceCloses: true, rolloverFloor: nil)))
+                                                      stopWhenDeviceCloses: true, rolloverFloor: nil), clock: clock))
         }
         sources += simulatedSensors(ride, options: options, start: start, end: end, clock: clock, logger: logger)
-        var config = config
-        if config.led.mode == .off { config.led.mode = .console }
-        // The demo rides its simulated GPS (unless its recording had none, as on an indoor trainer) and strap,
-        // whatever the file says.
-        config.gps.enabled = ride.positions
-        config.heartRate.enabled = true
-        // Power zones need an FTP: the recording's, else the simulated rider's, unless the config gives one.
-        if config.zones.ftp == nil { config.zones.ftp = ride.thresholdPower ?? Int(EffortModel().thresholdWatts) }
-        // Its readings come `speed` times faster, and so does its backlog's pace.
-        config.mqtt.replayPerSecond *= max(1, options.speed)
+        let config = demoConfig(config, ride: ride, options: options)
         // Before the spool is opened (see `daemon`): a state directory an earlier release rode with is migrated too.
         let discovery = DiscoveryStart(config: config, kinds: Set(SensorProfile.builtIn))
         let readings = openSpool(config, logger: logger)
@@ -56,7 +47,10 @@ extension GatewayAssembly {
         let outputs = try makeSinks(config: config, deviceID: deviceID(config), store: readings, health: health, loop: loop,
                                     clearRetainedAtStop: !options.keepRetained, afterOneShots: discovery?.migrated(logger: logger),
                                     logger: logger)
-        var sinks = rideLog(config, version: version, outputs: outputs, health: health, logger: logger) + outputs + [store]
+        // At its end the demo waits a minute for its ride's uploads, to show where the ride went.
+        var sinks = rideLog(config, version: version, outputs: outputs, health: health, loop: loop, timeScale: options.speed,
+                            waitForUploads: 60, logger: logger)
+            + outputs + [store]
         if let progress = options.progress { sinks.append(DemoProgressSink(units: config.displayUnits, write: progress)) }
         let play = ride.play
         return Gateway(sources: sources, sinks: sinks, core: core, clock: clock,
@@ -64,6 +58,21 @@ extension GatewayAssembly {
                            await play(pty)
                            pty.close()
                        }], loop: loop)
+    }
+
+    /// The config the demo rides with, whatever the file says where it must.
+    static func demoConfig(_ file: GatewayConfig, ride: DemoRide, options: DemoOptions) -> GatewayConfig {
+        var config = file
+        if config.led.mode == .off { config.led.mode = .console }
+        // The demo rides its simulated GPS (unless its recording had none, as on an indoor trainer) and strap,
+        // whatever the file says.
+        config.gps.enabled = ride.positions
+        config.heartRate.enabled = true
+        // Power zones need an FTP: the recording's, else the simulated rider's, unless the config gives one.
+        if config.zones.ftp == nil { config.zones.ftp = ride.thresholdPower ?? Int(EffortModel().thresholdWatts) }
+        // Its readings come `speed` times faster, and so does its backlog's pace.
+        config.mqtt.replayPerSecond *= max(1, options.speed)
+        return config
     }
 
     /// The simulated sensors that ride along: a strap, a power meter and a speed/cadence sensor, as far as the

@@ -14,19 +14,23 @@ final class RideEnd: Sendable {
         over.withLock { $0 = true }
     }
 
-    /// `receiver` as a source that ends the ride for the sensors once it has ended.
-    func ending(with receiver: any EventSource) -> any EventSource {
-        Receiver(source: receiver, end: self)
+    /// `receiver` as a source that ends the ride for the sensors once it has ended, and the ride in the ride log
+    /// once it played the whole recording (the ride is over: its files are written, and it is uploaded).
+    func ending(with receiver: any EventSource, clock: SystemClock) -> any EventSource {
+        Receiver(source: receiver, end: self, clock: clock)
     }
 
     private struct Receiver: EventSource {
         let source: any EventSource
         let end: RideEnd
+        let clock: SystemClock
         var name: String { source.name }
 
         func run(emit: @escaping @Sendable (SourceEvent) -> Void) async {
             await source.run(emit: emit)
             end.finish()
+            // Not when the demo was stopped mid-ride: a restart within new_ride_after_min would carry the ride on.
+            if !Task.isCancelled { emit(.recordingEnded(at: clock.now())) }
         }
     }
 }

@@ -69,8 +69,8 @@ public enum GatewayAssembly {
         let outputs = try makeSinks(config: config, deviceID: deviceID(config), store: readings, health: health, loop: loop,
                                     afterOneShots: discovery?.migrated(logger: logger), logger: logger)
         // The ride log stops before MQTT: its last word (`rides/last`) goes out through the connection.
-        let sinks = [ServiceManagerSink(notifier: notifier)] + rideLog(config, version: version, outputs: outputs, health: health, logger: logger)
-            + outputs + [store]
+        let sinks = [ServiceManagerSink(notifier: notifier)]
+            + rideLog(config, version: version, outputs: outputs, health: health, loop: loop, logger: logger) + outputs + [store]
         return Gateway(sources: sources, sinks: sinks, core: core, clock: clock,
                        logger: logger.labeled("gateway"), loop: loop)
     }
@@ -113,17 +113,42 @@ public enum GatewayAssembly {
     }
 
     /// The ride log in the state directory (`rides.sqlite`), announcing finished rides through the MQTT sink
-    /// among `outputs`. Opened (checked, salvaged, retried) by the sink on its own worker.
-    static func rideLog(_ config: GatewayConfig, version: String, outputs: [any EffectSink], health: HealthFields,
-                        logger: Logger) -> [any EffectSink] {
+    /// among `outputs`. Opened (checked, salvaged, retried) by the sink on its own worker. With training sites
+    /// configured, the uploader that works its upload queue comes with it.
+    static func rideLog(_ config: GatewayConfig, version: String, outputs: [any EffectSink], health: HealthFields, loop: EventLoop,
+                        timeScale: Double = 1, waitForUploads: Double = 0, logger: Logger) -> [any EffectSink] {
         let file = RideLogFile(path: rideLogPath(config.stateDirectory), newRideAfter: config.ride.newRideAfterMinutes * 60,
                                context: rideContext(config))
-        let policy = RideLogSink.Policy(
+        var policy = RideLogSink.Policy(
             exportDirectory: config.ride.exportDirectory, exportFormats: config.ride.exportFormats,
             maximumBytes: Int64(config.ride.maximumMegabytes * 1_048_576), maximumAgeDays: config.ride.keepDays)
         let mqtt = outputs.compactMap { $0 as? MQTTSink }.first
-        return [RideLogSink(file: file, version: version, policy: policy, announce: { mqtt?.apply(.publish($0)) },
-                            health: health, logger: logger.labeled("rides"))]
+        let announce: @Sendable (Publication) -> Void = { mqtt?.apply(.publish($0)) }
+        var settings = uploadSettings(config, version: version, timeScale: timeScale)
+        settings.waitAtStop = waitForUploads
+        let uploader = config.upload.services.isEmpty ? nil : makeUploader(settings, loop: loop, announce: announce, logger: logger.labeled("upload"))
+        policy.uploadServices = config.upload.services
+        let rides = RideLogSink(file: file, version: version, policy: policy, announce: announce, uploadsQueued: { uploader?.queued() },
+                                health: health, logger: logger.labeled("rides"))
+        return [rides] + (uploader.map { [$0] } ?? [])
+    }
+
+    static func makeUploader(_ settings: RideUploader.Settings, loop: EventLoop, announce: @escaping @Sendable (Publication) -> Void,
+                             logger: Logger) -> RideUploader? {
+        do {
+            return RideUploader(settings: settings, library: try CurlLibrary(), loop: loop, announce: announce, logger: logger)
+        } catch {
+            // The rides are still recorded and queued: they go once libcurl is there and ridegate restarted.
+            logger.error("finished rides are queued but not uploaded", [("error", error.description)])
+            return nil
+        }
+    }
+
+    static func uploadSettings(_ config: GatewayConfig, version: String, timeScale: Double = 1) -> RideUploader.Settings {
+        RideUploader.Settings(rideLogPath: rideLogPath(config.stateDirectory), workDirectory: config.stateDirectory,
+                              exportDirectory: config.ride.exportDirectory, deviceID: deviceID(config), version: version,
+                              intervalsICU: config.upload.intervalsICU, strava: config.upload.strava, timeScale: timeScale,
+                              context: rideContext(config))
     }
 
     public static func rideLogPath(_ stateDirectory: String) -> String { stateDirectory + "/rides.sqlite" }
@@ -158,7 +183,8 @@ public enum GatewayAssembly {
                 discoveryPrefix: config.mqtt.homeAssistantPrefix, baseTopic: "\(config.mqtt.prefix)/\(id)", deviceID: id, version: version,
                 features: .init(heartRate: config.heartRate.enabled, gps: config.gps.enabled, sun: config.sun.enabled,
                                 power: powerMeter ?? config.bluetoothSensors.contains { $0.kind == .power },
-                                laps: config.button != nil || config.ride.autoLapKilometers != nil))
+                                laps: config.button != nil || config.ride.autoLapKilometers != nil,
+                                uploads: !config.upload.services.isEmpty))
             discovery.heartRateInterval = settings.heartRateMinimumInterval
             discovery.gpsInterval = settings.gpsMinimumInterval
             discovery.removeAtStop = removeDiscoveryAtStop
@@ -262,6 +288,8 @@ public enum GatewayAssembly {
     /// refuses to start on it as a configuration mistake (exit 78) rather than failing later in libmosquitto.
     public static func checkFiles(_ config: GatewayConfig) throws(SetupError) {
         if let file = config.mqtt.passwordFile { _ = try readPassword(file) }
+        if let site = config.upload.intervalsICU { _ = try readSecret(site.apiKeyFile, key: "upload.intervals_icu.api_key_file") }
+        if let site = config.upload.strava { _ = try readSecret(site.clientSecretFile, key: "upload.strava.client_secret_file") }
         let tlsFiles = [("mqtt.ca_file", config.mqtt.caFile), ("mqtt.cert_file", config.mqtt.certificateFile), ("mqtt.key_file", config.mqtt.keyFile)]
         for case let (key, path?) in tlsFiles {
             if let error = TextFile.unreadable(path) {
@@ -274,19 +302,29 @@ public enum GatewayAssembly {
 
     /// The first line of the password file; refused when its group or others can read it.
     static func readPassword(_ path: String) throws(SetupError) -> String {
+        try readSecret(path, key: "mqtt.password_file")
+    }
+
+    /// The first line of a file holding a secret (a password, an API key, a client secret): a regular file of a
+    /// few bytes that only its owner can read, refused otherwise with the command that fixes it.
+    public static func readSecret(_ path: String, key: String) throws(SetupError) -> String {
         do {
             let mode = try TextFile.mode(path)
             if mode & 0o044 != 0 {
                 let who = mode & 0o004 != 0 ? "anyone on the system" : "its group"
-                throw SetupError(description: "\(path): the MQTT password file can be read by \(who); run: chmod 600 \(path)")
+                throw SetupError(description: "\(key) = \"\(path)\": the file can be read by \(who); run: chmod 600 \(path)")
             }
-            // A password is a line: the file is a few bytes, never a FIFO or a device.
+            // A secret is a line: the file is a few bytes, never a FIFO or a device.
             let text = String(decoding: try SmallFile.read(path, limit: Self.longestPasswordFile), as: UTF8.self)
-            return String(text.prefix { $0 != "\n" && $0 != "\r" })
+            let line = String(text.prefix { $0 != "\n" && $0 != "\r" })
+            guard key == "mqtt.password_file" || !line.isEmpty else {
+                throw SetupError(description: "\(key) = \"\(path)\": the file is empty; put the secret on its first line")
+            }
+            return line
         } catch let error as SetupError {
             throw error
         } catch {
-            throw SetupError(description: "cannot read mqtt.password_file: \(error)")
+            throw SetupError(description: "cannot read \(key): \(error)")
         }
     }
 }

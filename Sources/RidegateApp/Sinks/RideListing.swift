@@ -4,7 +4,7 @@ import RidegateLinux
 /// A ride as `rides list --json` and the retained `rides/last` message give it: one JSON object, its totals
 /// those of its files (`RideStatistics`), null where a total is unknown (no strap, no power meter, no FTP).
 public enum RideListing {
-    public static func object(_ ride: SQLiteRideStore.Ride, files: [String]? = nil) -> String {
+    public static func object(_ ride: SQLiteRideStore.Ride, files: [String]? = nil, uploads: [UploadJob]? = nil) -> String {
         let s = ride.statistics
         var json = JSONObjectWriter(capacity: 640)
         json.add("id", Int(ride.id))
@@ -32,6 +32,12 @@ public enum RideListing {
         if let zones = s?.powerZoneSeconds { json.add("power_zone_s", zones, decimals: 0) } else { json.addNull("power_zone_s") }
         json.add("laps", ride.laps)
         if let files { json.add("files", files) }
+        if let uploads {
+            json.add("upload", UploadJob.overallState(uploads))
+            var sites = JSONObjectWriter()
+            for job in uploads { sites.add(job.service.rawValue, json: job.jsonObject) }
+            json.add("uploads", json: sites.finish())
+        }
         return json.finish()
     }
 }

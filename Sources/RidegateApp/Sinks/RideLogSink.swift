@@ -22,6 +22,8 @@ public final class RideLogSink: EffectSink, @unchecked Sendable {
         public var exportFormats: [RideFileFormat]
         public var maximumBytes: Int64?
         public var maximumAgeDays: Double?
+        /// The training sites each ride is queued for once it ended and its files are written.
+        public var uploadServices: [UploadService] = []
 
         public init(exportDirectory: String? = nil, exportFormats: [RideFileFormat] = [.fit], maximumBytes: Int64? = nil,
                     maximumAgeDays: Double? = nil) {
@@ -37,6 +39,8 @@ public final class RideLogSink: EffectSink, @unchecked Sendable {
     private let version: String
     private let policy: Policy
     private let announce: @Sendable (Publication) -> Void
+    /// Called once rides were queued for upload.
+    private let uploadsQueued: @Sendable () -> Void
     private let health: HealthFields
     private let logger: Logger
     private let queue = SerialWorker(label: "ride log")
@@ -58,20 +62,23 @@ public final class RideLogSink: EffectSink, @unchecked Sendable {
     }
 
     public init(file: RideLogFile, version: String, policy: Policy = Policy(),
-                announce: @escaping @Sendable (Publication) -> Void = { _ in }, health: HealthFields = HealthFields(), logger: Logger,
-                batchSeconds: Double = 5) {
+                announce: @escaping @Sendable (Publication) -> Void = { _ in }, uploadsQueued: @escaping @Sendable () -> Void = {},
+                health: HealthFields = HealthFields(), logger: Logger, batchSeconds: Double = 5) {
         self.file = file
         self.version = version
         self.policy = policy
         self.announce = announce
+        self.uploadsQueued = uploadsQueued
         self.health = health
         self.logger = logger
         self.batchSeconds = batchSeconds
         health.set("rides_removed", 0)
         reportState()
-        // Opened (and checked) on the worker: a large file's check must not hold up the gateway's start.
+        // Opened (and checked) on the worker: a large file's check must not hold up the gateway's start. The
+        // uploader opens it only after that (a second connection would race this one's first setup of the file),
+        // and then works what an earlier run left queued.
         queue.async { [self] in
-            _ = openStore()
+            if openStore() != nil, !policy.uploadServices.isEmpty { uploadsQueued() }
         }
     }
 
@@ -211,11 +218,25 @@ public final class RideLogSink: EffectSink, @unchecked Sendable {
             // Read again for the announcement's `exported`; should that fail, it says what the first read did.
             if !files.isEmpty, let again = try? store.rides() { rides = again }
         }
+        queueUploads(store, finished)
         let announced = includingNewest ? rides.last.map { [$0.id] } ?? [] : finished
         if let ride = rides.last(where: { announced.contains($0.id) }) {
-            announce(Publication(topic: .ridesLast, payload: RideListing.object(ride, files: files[ride.id] ?? []), retain: true))
+            let uploads = policy.uploadServices.isEmpty ? nil : (try? store.uploads(ride: ride.id)) ?? [] // unreadable: said by the uploader
+            announce(Publication(topic: .ridesLast, payload: RideListing.object(ride, files: files[ride.id] ?? [], uploads: uploads), retain: true))
         }
         if let now { keepWithinLimits(store, now: now) }
+    }
+
+    /// Queues the rides that just ended (their files written) for each training site.
+    private func queueUploads(_ store: SQLiteRideStore, _ finished: [Int64]) {
+        guard !policy.uploadServices.isEmpty, !finished.isEmpty else { return }
+        do {
+            for ride in finished { try store.queueUploads(ride: ride, services: policy.uploadServices) }
+            uploadsQueued()
+        } catch {
+            logger.error("cannot queue the ride for upload; run `ridegate upload retry RIDE` once the ride log can be written",
+                         [("rides", finished.map(String.init).joined(separator: ",")), ("error", error.description)])
+        }
     }
 
     private func export(_ ride: SQLiteRideStore.Ride, from store: SQLiteRideStore, into directory: String) -> [String] {

@@ -21,6 +21,8 @@ public struct GatewayConfig: Sendable, Equatable {
     public var led = LED()
     public var ride = Ride()
     public var sun = Sun()
+    /// The training sites finished rides go to (none by default).
+    public var upload = Upload()
     /// `[rider]`: weight, age and sex, for calories from heart rate when no power meter rides along.
     public var rider: RiderProfile?
     /// `[button]`: the lap button on a GPIO input, when a line is given.
@@ -65,6 +67,7 @@ public struct GatewayConfig: Sendable, Equatable {
         rider = try Self.rider(try top.subtable("rider"))
         button = try Self.button(try top.subtable("button"))
         sun = try Self.sun(try top.subtable("sun"))
+        upload = try Self.upload(try top.subtable("upload"))
         try top.finish()
     }
 }

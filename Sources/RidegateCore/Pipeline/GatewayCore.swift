@@ -169,6 +169,9 @@ public struct GatewayCore: Sendable {
             effects += lapButton(press, at: at)
         case .stateStorage(let storage, let at):
             effects += stateStorageEffects(storage, at: at)
+        case .recordingEnded(let at):
+            effects += recorder.release { $0.system }.map { .record($0) }
+            effects += recorder.endRide(time: time.utc(for: at)).map { .record($0) }
         }
         if let signal = newLEDSignal(now: event.receiveTime.monotonicSeconds) { effects.append(.showOnLED(signal)) }
         return withReadingQoS(effects)

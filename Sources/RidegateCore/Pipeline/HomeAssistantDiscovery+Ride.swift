@@ -39,6 +39,18 @@ extension HomeAssistantDiscovery {
                 w.add("suggested_display_precision", 1)
                 w.add("icon", "mdi:map-marker-distance")
             },
+            // The last ride's uploads together (queued, uploading, done, failed), each site's state, activity address
+            // and reason as attributes.
+            Entity("sensor", "ride_upload", needs: [.uploads]) { w in
+                w.add("name", "Ride upload")
+                w.add("state_topic", "\(baseTopic)/\(Topic.ridesLast)")
+                w.add("value_template", "{{ value_json.upload | default('none') }}")
+                w.add("json_attributes_topic", "\(baseTopic)/\(Topic.ridesLast)")
+                w.add("json_attributes_template", "{{ value_json.uploads | default({}) | tojson }}")
+                w.add("device_class", "enum")
+                w.add("options", json: "[\"none\",\"queued\",\"uploading\",\"done\",\"failed\"]")
+                w.add("icon", "mdi:cloud-upload")
+            },
             // A lap ended (the button, or auto-lap): an event whose type is the trigger, with the lap's figures.
             Entity("event", "lap", needs: [.gps, .laps]) { w in
                 w.add("name", "Lap")

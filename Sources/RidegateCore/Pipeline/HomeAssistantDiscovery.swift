@@ -23,13 +23,16 @@ public struct HomeAssistantDiscovery: Sendable {
         public var power: Bool
         /// A lap button or auto-lap is configured: the lap event.
         public var laps: Bool
+        /// A training site is configured: the last ride's upload.
+        public var uploads: Bool
 
-        public init(heartRate: Bool = true, gps: Bool = true, sun: Bool = true, power: Bool = false, laps: Bool = false) {
+        public init(heartRate: Bool = true, gps: Bool = true, sun: Bool = true, power: Bool = false, laps: Bool = false, uploads: Bool = false) {
             self.heartRate = heartRate
             self.gps = gps
             self.sun = sun
             self.power = power
             self.laps = laps
+            self.uploads = uploads
         }
     }
 
@@ -71,7 +74,7 @@ public struct HomeAssistantDiscovery: Sendable {
 
     /// One entity of the gateway's device, announced when every feature it needs is on.
     struct Entity {
-        enum Feature { case heartRate, gps, sun, power, laps }
+        enum Feature { case heartRate, gps, sun, power, laps, uploads }
         var component: String
         var key: String
         var needs: [Feature]
@@ -95,6 +98,7 @@ public struct HomeAssistantDiscovery: Sendable {
         case .sun: features.sun
         case .power: features.power
         case .laps: features.laps
+        case .uploads: features.uploads
         }
     }
 
@@ -134,8 +138,11 @@ public struct HomeAssistantDiscovery: Sendable {
     /// message takes it over with its entity id and history), then an empty retained payload (the broker forgets
     /// the config). Sent before the device message, in Home Assistant's documented order. `sensors`: those an
     /// earlier release may have announced; a topic never used costs a message and nothing else.
+    /// Entities added after releases stopped writing per-entity configs: no earlier topic of theirs to clear.
+    static let sinceDeviceLayout: Set<String> = ["ride_upload"]
+
     public func legacyMigration(sensors: [SensorRef]) -> [Publication] {
-        let gateway = entities.map { ($0.component, "\(objectPrefix)_\($0.key)") }
+        let gateway = entities.filter { !Self.sinceDeviceLayout.contains($0.key) }.map { ($0.component, "\(objectPrefix)_\($0.key)") }
         let sensorIDs = sensors.flatMap { sensor in
             sensorEntities(AnnouncedSensor(sensor: sensor, name: "", measures: Set(SensorMeasure.allCases))).map {
                 ($0.component, sensorObjectID(sensor, $0))

@@ -36,6 +36,9 @@ public enum SourceEvent: Sendable {
     case lapButton(ButtonPresses.Press, at: ReceiveTime)
     /// Whether the state directory's file system takes writes (said at start when it does not, and on change).
     case stateStorage(StateStorage, at: ReceiveTime)
+    /// A replayed recording (the demo's) has reached its end: so has its ride in the ride log (the live totals
+    /// stay until the stop, as after any ride).
+    case recordingEnded(at: ReceiveTime)
 }
 
 /// The state directory's file system. A state partition fsck could not repair after a power cut comes up
@@ -108,7 +111,8 @@ extension SourceEvent {
         case .heartRate(_, _, let at), .heartRateUndecodable(_, _, let at), .sensorState(_, _, _, let at),
              .sensorDetails(_, _, let at), .gpsFix(_, let at), .gpsState(_, let at), .lastKnownPosition(_, _, let at),
              .watchdogTick(let at), .cyclingSpeedCadence(_, _, let at), .cyclingPower(_, _, let at), .cyclingUndecodable(_, _, let at),
-             .lapButton(_, let at), .sensorReading(_, _, let at), .sensorUndecodable(_, _, let at), .stateStorage(_, let at):
+             .lapButton(_, let at), .sensorReading(_, _, let at), .sensorUndecodable(_, _, let at), .stateStorage(_, let at),
+             .recordingEnded(let at):
             return at
         }
     }

@@ -45,6 +45,12 @@ enum RideLogSchema {
         ALTER TABLE rides ADD COLUMN ftp INTEGER;
         ALTER TABLE rides ADD COLUMN power_zones TEXT;
         """,
+        // 5: the upload queue: one row per finished ride and training site (`UploadJob`).
+        """
+        CREATE TABLE uploads (ride INTEGER NOT NULL REFERENCES rides(id) ON DELETE CASCADE, service TEXT NOT NULL,
+                              state TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, next_attempt REAL, upload_id TEXT,
+                              activity_id TEXT, activity_url TEXT, detail TEXT, PRIMARY KEY (ride, service));
+        """,
     ]
 
     /// What the steps end at, for a new file in one go (the added columns last, in the order the steps add them).
@@ -62,5 +68,8 @@ enum RideLogSchema {
         CREATE TABLE devices (ride INTEGER NOT NULL REFERENCES rides(id) ON DELETE CASCADE, sensor TEXT NOT NULL, kind TEXT NOT NULL,
                               measures TEXT NOT NULL DEFAULT '', name TEXT, manufacturer TEXT, model TEXT, serial TEXT, battery INTEGER,
                               PRIMARY KEY (ride, sensor));
+        CREATE TABLE uploads (ride INTEGER NOT NULL REFERENCES rides(id) ON DELETE CASCADE, service TEXT NOT NULL,
+                              state TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, next_attempt REAL, upload_id TEXT,
+                              activity_id TEXT, activity_url TEXT, detail TEXT, PRIMARY KEY (ride, service));
         """
 }

@@ -67,7 +67,7 @@ extension SQLiteRideStore {
     }
 
     public func delete(ride: Int64) throws(SpoolError) {
-        try execute("BEGIN; DELETE FROM points WHERE ride = \(ride); DELETE FROM laps WHERE ride = \(ride); DELETE FROM devices WHERE ride = \(ride); DELETE FROM rides WHERE id = \(ride); COMMIT;")
+        try execute("BEGIN; DELETE FROM points WHERE ride = \(ride); DELETE FROM laps WHERE ride = \(ride); DELETE FROM devices WHERE ride = \(ride); DELETE FROM uploads WHERE ride = \(ride); DELETE FROM rides WHERE id = \(ride); COMMIT;")
     }
 
     /// Bytes the rides take in the file (pages in use; pages freed by removed rides are reused, not returned).

@@ -5,9 +5,23 @@ extension SQLiteRideStore {
     /// Every ride, oldest first. A ride still open (or from before totals were stored) has them worked out from
     /// its points. A read that fails partway (a damaged page) is an error, never a shorter list.
     public func rides() throws(SpoolError) -> [Ride] {
+        try rides(matching: "")
+    }
+
+    /// One ride (nil: no such ride), without working out any other's totals.
+    public func ride(id: Int64) throws(SpoolError) -> Ride? {
+        try rides(matching: "WHERE id = \(id)").first
+    }
+
+    /// The newest closed ride: its totals are stored, so no open ride's points are read.
+    public func newestClosedRide() throws(SpoolError) -> Ride? {
+        try rides(matching: "WHERE closed = 1 AND start = (SELECT max(start) FROM rides WHERE closed = 1)").last
+    }
+
+    private func rides(matching condition: String) throws(SpoolError) -> [Ride] {
         let statement = try prepare("""
             SELECT id, start, end, points, distance, moving, exported, name, closed, totals,
-                   (SELECT count(*) FROM laps WHERE laps.ride = rides.id) FROM rides ORDER BY start
+                   (SELECT count(*) FROM laps WHERE laps.ride = rides.id) FROM rides \(condition) ORDER BY start
             """)
         defer { sqlite3_finalize(statement) }
         var result: [Ride] = []

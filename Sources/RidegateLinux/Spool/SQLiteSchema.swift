@@ -17,6 +17,13 @@ enum SQLiteSchema {
         guard version < steps.count else { return (version, version) }
         try SQLiteCalls.execute(db, "BEGIN IMMEDIATE", path: path)
         do throws(SpoolError) {
+            // Read again under the write lock: another connection (the uploader's, beside the ride log's) may have
+            // migrated the file meanwhile.
+            let version = Int(try SQLiteCalls.scalar(db, "PRAGMA user_version", path: path))
+            guard version < steps.count else {
+                try SQLiteCalls.execute(db, "COMMIT", path: path)
+                return (version, version)
+            }
             // Version 0 with tables in it is a file from before schema versions: it takes the steps.
             if version == 0, try SQLiteCalls.scalar(db, "SELECT count(*) FROM sqlite_master", path: path) == 0 {
                 try SQLiteCalls.execute(db, current, path: path)

@@ -43,4 +43,14 @@ public enum ProcessPaths {
         }
         return false
     }
+
+    /// A file root made for a daemon that runs as another user: given to the owner of the directory it is in.
+    /// Nothing to do for anyone but root.
+    public static func giveToDirectoryOwner(_ path: String) {
+        guard geteuid() == 0 else { return }
+        let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        var st = stat()
+        guard stat(directory.isEmpty ? "/" : directory, &st) == 0, st.st_uid != 0 else { return }
+        _ = chown(path, st.st_uid, st.st_gid) // failing, the file stays root's and the daemon says it cannot read it
+    }
 }

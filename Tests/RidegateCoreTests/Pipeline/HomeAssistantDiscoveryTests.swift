@@ -24,7 +24,7 @@ import Testing
         ("device_tracker", "position"), ("binary_sensor", "riding"), ("sensor", "distance"), ("sensor", "moving_time"),
         ("sensor", "elapsed_time"), ("sensor", "average_speed"), ("sensor", "maximum_speed"), ("sensor", "climb"),
         ("sensor", "average_heart_rate"), ("sensor", "average_power"), ("sensor", "normalized_power"), ("sensor", "work"),
-        ("sensor", "last_ride"), ("event", "lap"), ("sensor", "sunrise"), ("sensor", "sunset"), ("sensor", "civil_dawn"),
+        ("sensor", "last_ride"), ("sensor", "ride_upload"), ("event", "lap"), ("sensor", "sunrise"), ("sensor", "sunset"), ("sensor", "civil_dawn"),
         ("sensor", "civil_dusk"), ("sensor", "time_to_sunset"), ("binary_sensor", "dark_soon"), ("sensor", "spool_depth"),
         ("sensor", "spool_dropped"), ("sensor", "broker_connections"), ("sensor", "sensor_reconnects"), ("sensor", "gps_time_rejected"),
         ("sensor", "ride_log_size"), ("sensor", "clock_offset"),
@@ -32,7 +32,7 @@ import Testing
 
     var full: HomeAssistantDiscovery {
         var d = discovery
-        d.features = .init(heartRate: true, gps: true, sun: true, power: true, laps: true)
+        d.features = .init(heartRate: true, gps: true, sun: true, power: true, laps: true, uploads: true)
         return d
     }
 
@@ -108,7 +108,7 @@ import Testing
         let configs = try components(full)
         let kept = configs.filter { $0.value["availability"] == nil }.map(\.key)
         #expect(Set(kept) == ["online", "position", "distance", "moving_time", "elapsed_time", "average_speed", "maximum_speed", "climb",
-                              "average_heart_rate", "average_power", "normalized_power", "work", "last_ride"])
+                              "average_heart_rate", "average_power", "normalized_power", "work", "last_ride", "ride_upload"])
         let tracker = try config(configs, "position")
         #expect(tracker["json_attributes_topic"] as? String == "ridegate/bike/position" && tracker["state_topic"] == nil)
         #expect(tracker["source_type"] as? String == "gps")
@@ -152,9 +152,9 @@ import Testing
         let raw = try #require(try JSONSerialization.jsonObject(with: Data(sunOnly.deviceConfig(sensors: []).payload.utf8)) as? [String: Any])
         let speed = try #require((raw["components"] as? [String: Any])?["speed"] as? [String: Any])
         #expect(speed.count == 1 && speed["platform"] as? String == "sensor", "a removal is the platform alone: \(speed)")
-        // No power meter, no lap button or auto-lap: no power totals and no lap event.
+        // No power meter, no lap button or auto-lap, no training site: no power totals, no lap event, no upload.
         let plain = try components(discovery).filter(\.value.isEmpty).map(\.key)
-        #expect(Set(plain) == ["average_power", "normalized_power", "work", "lap"])
+        #expect(Set(plain) == ["average_power", "normalized_power", "work", "lap", "ride_upload"])
         var noHeart = full
         noHeart.features.heartRate = false
         #expect(try components(noHeart).filter(\.value.isEmpty).count == 3) // heart rate, zone, average heart rate
@@ -235,7 +235,8 @@ import Testing
         }
         // Every config the per-entity layout published: <prefix>/<platform>/<unique id>/config.
         let announced = AnnouncedSensor(sensor: meter, name: "4iiii", measures: Set(SensorMeasure.allCases))
-        let old = try components(full, sensors: [Self.polar, announced]).map { "homeassistant/\($0.value["platform"] ?? "")/\($0.value["unique_id"] ?? "")/config" }
+        let old = try components(full, sensors: [Self.polar, announced]).filter { $0.key != "ride_upload" } // newer than that layout
+            .map { "homeassistant/\($0.value["platform"] ?? "")/\($0.value["unique_id"] ?? "")/config" }
         #expect(Set(steps.map(\.topic)) == Set(old))
         #expect(steps.count == 2 * old.count, "each topic once")
     }
