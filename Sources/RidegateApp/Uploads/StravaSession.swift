@@ -9,6 +9,8 @@ final class StravaSession: @unchecked Sendable {
     private let library: CurlLibrary
     private let logger: Logger
     private var token: StravaToken?
+    /// A limit the last answer said was used up: nothing is asked before then.
+    private var limitedUntil: Timestamp?
 
     init(site: GatewayConfig.Strava, library: CurlLibrary, logger: Logger) {
         self.site = site
@@ -18,6 +20,9 @@ final class StravaSession: @unchecked Sendable {
 
     func work(_ job: UploadJob, _ upload: UploadPass.UploadFile) -> UploadVerdict {
         let now = SystemClock.wallClock()
+        if let until = limitedUntil, until > now {
+            return .retry(after: until - now, reason: "Strava's rate limit is used up until \(until.iso8601)")
+        }
         var current: StravaToken
         switch usableToken(now: now) {
         case .success(let token): current = token
@@ -45,8 +50,11 @@ final class StravaSession: @unchecked Sendable {
                                   rideName: upload.rideName, externalID: upload.externalID)
         }
         switch HTTPTransfer(library: library, caFile: site.caFile).perform(request) {
-        case .success(let response): return StravaProtocol.interpret(response, now: now)
-        case .failure(let failure): return UploadPass.verdict(failure, site: "Strava")
+        case .success(let response):
+            limitedUntil = StravaProtocol.limitReached(response) ? now + StravaProtocol.rateLimitWait(response, now: now) : nil
+            return StravaProtocol.interpret(response, now: now)
+        case .failure(let failure):
+            return UploadPass.verdict(failure, site: "Strava")
         }
     }
 

@@ -118,12 +118,20 @@ public enum StravaProtocol {
         return .processing(uploadID: upload)
     }
 
+    /// Whether an answer's headers say a limit is used up (so the next request would be refused), though this one
+    /// went through.
+    public static func limitReached(_ response: HTTPResponse) -> Bool {
+        let limit = rateLimitPair(response, "x-ratelimit-limit"), usage = rateLimitPair(response, "x-ratelimit-usage")
+        return limit.count == 2 && usage.count == 2 && zip(usage, limit).contains { $0 >= $1 && $1 > 0 }
+    }
+
+    private static func rateLimitPair(_ response: HTTPResponse, _ name: String) -> [Int] {
+        (response.headers[name] ?? "").split(separator: ",").compactMap { Int($0.trimmingPrefix(" ")) }
+    }
+
     /// Seconds until the limit that was reached resets: the day's at midnight UTC, else the next quarter hour.
     public static func rateLimitWait(_ response: HTTPResponse, now: Timestamp) -> Double {
-        func pair(_ name: String) -> [Int] {
-            (response.headers[name] ?? "").split(separator: ",").compactMap { Int($0.trimmingPrefix(" ")) }
-        }
-        let limit = pair("x-ratelimit-limit"), usage = pair("x-ratelimit-usage")
+        let limit = rateLimitPair(response, "x-ratelimit-limit"), usage = rateLimitPair(response, "x-ratelimit-usage")
         let seconds = now.secondsSince1970
         let daily = limit.count == 2 && usage.count == 2 && usage[1] >= limit[1]
         let period = daily ? 86_400.0 : 900.0

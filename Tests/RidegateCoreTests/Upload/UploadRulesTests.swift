@@ -55,6 +55,10 @@ import Testing
         #expect(StravaProtocol.rateLimitWait(daily, now: now) == Double(86_400 - 1_780_000_000 % 86_400 + 1))
         guard case .retry(let after?, _) = StravaProtocol.interpret(quarter, now: now) else { return #expect(Bool(false)) }
         #expect(after == 201)
+        // An answer that went through but used the last request of a window: the next waits for it too.
+        #expect(StravaProtocol.limitReached(HTTPResponse(status: 201, headers: ["x-ratelimit-limit": "100,1000", "x-ratelimit-usage": "100,150"])))
+        #expect(!StravaProtocol.limitReached(HTTPResponse(status: 201, headers: ["x-ratelimit-limit": "100,1000", "x-ratelimit-usage": "99,150"])))
+        #expect(!StravaProtocol.limitReached(HTTPResponse(status: 201)))
     }
 
     @Test("Strava's tokens: read from an answer or the file, written back the same; expired a minute early")
