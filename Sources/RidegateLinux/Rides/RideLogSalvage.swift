@@ -16,7 +16,7 @@ public struct RideLogSalvage: Sendable, Equatable {
     /// Rides that lost their row (rebuilt from their points) or lost points.
     public var damagedRides = 0
 
-    static let tables = ["rides", "points", "laps", "devices"]
+    static let tables = ["rides", "points", "laps", "devices", "uploads"]
     /// Restarts after an unreadable page, per table: enough to pass every bad page of a badly damaged file without
     /// searching it forever.
     static let maximumRestarts = 4096

@@ -31,6 +31,10 @@ import Testing
                 try store.record((0..<100).map { point(Double(ride * 7200 + batch * 100 + $0)) })
             }
         }
+        // The first ride waits for its upload to Strava (the queue is salvaged with the rides).
+        var job = UploadJob(ride: 1, service: .strava)
+        job.detail = "cannot reach Strava"
+        try store.update(job)
     }
 
     func overwrite(_ file: String, at offset: Int, count: Int) throws {
@@ -68,6 +72,7 @@ import Testing
         let rides = try store.rides()
         #expect(rides.map(\.points).reduce(0, +) == salvage.points)
         #expect(try rides.allSatisfy { try store.points(ride: $0.id).count == $0.points })
+        #expect(try store.uploads().map(\.detail) == ["cannot reach Strava"])
         // The new file takes the ride on.
         try store.record([point(3 * 7200 + 10)])
         #expect(try store.rides().count == 4)
