@@ -47,6 +47,8 @@ final class UploadPass: @unchecked Sendable {
             say("ride log", "cannot read the upload queue; tried again in a minute", ("error", error.description))
             return Outcome(nextIn: 60)
         }
+        // A site no longer configured keeps its jobs as they are: they go on if it comes back.
+        jobs = jobs.filter { configured($0.service) }
         let now = SystemClock.wallClock()
         let due = jobs.indices.filter { jobs[$0].isDue(at: now) }
         if !due.isEmpty, needsRoute(jobs), !DefaultRoute.present() {
@@ -72,12 +74,15 @@ final class UploadPass: @unchecked Sendable {
         let upload = UploadFile(path: "\(settings.workDirectory)/upload-\(ride.id).fit",
                                 name: RideFileFormat.fileName(start: ride.start, id: ride.id, format: .fit),
                                 rideName: ride.name, externalID: "ridegate-\(settings.deviceID)-\(ride.id)")
-        if job.state != .processing {
+        // Written once per pass for all of the ride's sites (a ride that ended never changes); gone when all are done.
+        if job.state != .processing, access(upload.path, R_OK) != 0 {
             do {
                 try RideExporter(store: store, version: settings.version).export(ride, as: .fit, to: upload.path)
             } catch {
                 return record(retry(job, after: nil, "cannot write the ride's FIT file for the upload: \(error)"), store)
             }
+        }
+        if job.state != .processing {
             job.state = .uploading
             job = record(job, store)
         }
@@ -86,8 +91,7 @@ final class UploadPass: @unchecked Sendable {
         case .intervalsICU:
             verdict = intervalsICU(upload)
         case .strava:
-            guard let strava else { return job }
-            verdict = strava.work(job, upload)
+            verdict = strava?.work(job, upload) ?? .failed(reason: "Strava is no longer configured")
         }
         return record(apply(verdict, to: job), store)
     }
@@ -203,6 +207,13 @@ final class UploadPass: @unchecked Sendable {
         let rides = Set(jobs.map(\.ride))
         for ride in rides where jobs.allSatisfy({ $0.ride != ride || $0.isFinished || $0.state == .processing }) {
             _ = unlink("\(settings.workDirectory)/upload-\(ride).fit")
+        }
+    }
+
+    private func configured(_ service: UploadService) -> Bool {
+        switch service {
+        case .intervalsICU: settings.intervalsICU != nil
+        case .strava: strava != nil
         }
     }
 
