@@ -57,6 +57,7 @@ struct UploadCommand: ParsableCommand {
                     throw ExitCode(ExitStatus.unavailable)
                 }
                 print("Strava authorized\(token.athleteID.map { " (athlete \($0))" } ?? ""); the token is kept in \(site.tokenFile).")
+                Self.sendWaitingRides(config)
             case .failure(.refused(let reason)):
                 writeError(reason)
                 throw ExitCode(ExitStatus.dataError)
@@ -141,6 +142,29 @@ struct UploadCommand: ParsableCommand {
             } catch let error as SpoolError {
                 throw RidesCommand.Location.failure(error, doing: "write")
             }
+        }
+    }
+}
+
+extension UploadCommand.StravaAuthorize {
+    /// Rides that waited for Strava (not yet authorized, or refused) go at the daemon's next look, not after
+    /// their backoff. Nothing recorded yet: nothing to say.
+    static func sendWaitingRides(_ config: GatewayConfig) {
+        let path = GatewayAssembly.rideLogPath(config.stateDirectory)
+        guard TextFile.unreadable(path) == nil else { return }
+        do {
+            let store = try SQLiteRideStore(path: path)
+            let waiting = try store.uploads().filter { $0.service == .strava && $0.state != .done && $0.state != .processing }
+            for var job in waiting {
+                job.state = .queued
+                job.attempts = 0
+                job.nextAttempt = nil
+                job.detail = nil
+                try store.update(job)
+            }
+            if !waiting.isEmpty { print("\(waiting.count) ride(s) waiting for Strava are sent within five minutes (at once after a restart).") }
+        } catch {
+            writeError("cannot queue the rides that waited for Strava (\(error)); run: ridegate upload retry RIDE")
         }
     }
 }

@@ -1,4 +1,6 @@
 import Foundation
+import RidegateCore
+import RidegateLinux
 import RidegateTestSupport
 import Testing
 
@@ -167,6 +169,27 @@ import Testing
         #expect(await daemon.waitForExit(timeout: TestTime.seconds(20)).flatMap(ChildProcess.exitCode) == 0)
         let jobs = try await rig.status()
         #expect(jobs.count == 2 && jobs.allSatisfy { $0["state"] as? String == "done" }, "\(jobs)")
+    }
+
+    @Test("Authorizing Strava sends the rides that waited for it at once, not after their backoff; a code works once")
+    func authorizationSendsWaitingRides() async throws {
+        let rig = try await Rig.make()
+        try FileManager.default.createDirectory(atPath: rig.state, withIntermediateDirectories: true)
+        let store = try SQLiteRideStore(path: rig.state + "/rides.sqlite")
+        try store.record(entries: (0..<30).map { .point(RidePoint(time: Timestamp(secondsSince1970: 1_782_057_600 + Double($0)), distance: Double($0) * 5,
+                                                                 moving: true)) } + [.end(Timestamp(secondsSince1970: 1_782_057_630))])
+        var waiting = UploadJob(ride: 1, service: .strava)
+        waiting.attempts = 6
+        waiting.nextAttempt = SystemClock.wallClock() + 3600
+        waiting.detail = "Strava is not authorized yet"
+        try store.update(waiting)
+        try await rig.strava.start()
+        let (status, said) = try await rig.ridegate(["upload", "strava-authorize", "--config", rig.config, "--code", "GOOD1"])
+        #expect(status == 0 && said.contains("1 ride(s) waiting for Strava are sent within five minutes (at once after a restart)."), "\(said)")
+        let job = try #require(try store.uploads().first)
+        #expect(job.state == .queued && job.attempts == 0 && job.nextAttempt == nil && job.detail == nil)
+        let (again, refused) = try await rig.ridegate(["upload", "strava-authorize", "--config", rig.config, "--code", "GOOD1"])
+        #expect(again == 65 && refused.contains { $0.contains("each code works once") }, "\(refused)")
     }
 
     /// What each site received reads back in Garmin's FIT SDK with the ride's distance and time.
