@@ -123,8 +123,8 @@ struct RidesCommand: ParsableCommand {
         @Argument(help: "The ride: its id, or latest.")
         var ride: String
 
-        @Option(help: "The file format: gpx, tcx or fit.")
-        var format: String = "gpx"
+        @Option(help: ArgumentHelp("The file format.", valueName: "format"))
+        var format: RideFileFormat = .gpx
 
         @Option(name: .shortAndLong, help: ArgumentHelp("Write here instead of standard output.", valueName: "file"))
         var output: String?
@@ -132,9 +132,8 @@ struct RidesCommand: ParsableCommand {
         @OptionGroup var location: Location
 
         func validate() throws {
-            guard ["gpx", "tcx", "fit"].contains(format) else { throw ValidationError("--format \(format) is not one of gpx, tcx, fit") }
             if let output, let what = AtomicFile.targetProblem(output) {
-                throw ValidationError("The value '\(output)' is invalid for '--output': it is \(what). Name a file, e.g. \(output.hasSuffix("/") ? output : output + "/")ride.\(format).")
+                throw ValidationError("The value '\(output)' is invalid for '--output': it is \(what). Name a file, e.g. \(output.hasSuffix("/") ? output : output + "/")ride.\(format.fileExtension).")
             }
         }
 
@@ -148,12 +147,11 @@ struct RidesCommand: ParsableCommand {
                     throw ExitCode(ExitStatus.dataError)
                 }
                 let exporter = RideExporter(store: store, version: RidegateVersion.current)
-                let fileFormat = RideFileFormat(rawValue: format) ?? .gpx
                 do throws(RideExporter.Failure) {
                     if let output {
-                        try exporter.export(chosen, as: fileFormat, to: output)
+                        try exporter.export(chosen, as: format, to: output)
                     } else {
-                        try exporter.write(chosen, as: fileFormat) { (bytes) throws(RideExporter.Failure) in
+                        try exporter.write(chosen, as: format) { (bytes) throws(RideExporter.Failure) in
                             do throws(Errno) { try FileDescriptor(rawValue: 1).writeAll(bytes) } catch {
                                 throw .write(.system(SystemCallError("write", "standard output", error)))
                             }
@@ -167,7 +165,7 @@ struct RidesCommand: ParsableCommand {
                 if store.readOnly {
                     writeError("note: the ride log is read-only here, so ride \(chosen.id) is not marked exported")
                 } else {
-                    try store.markExported(ride: chosen.id, format: format)
+                    try store.markExported(ride: chosen.id, format: format.rawValue)
                 }
             } catch let error as SpoolError {
                 throw Location.failure(error, doing: "read")
@@ -211,3 +209,6 @@ struct RidesCommand: ParsableCommand {
         }
     }
 }
+
+/// `--format`: the names are the enum's cases, the one list of export formats (the config reads the same).
+extension RideFileFormat: ExpressibleByArgument {}

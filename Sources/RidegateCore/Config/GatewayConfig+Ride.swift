@@ -37,7 +37,7 @@ extension GatewayConfig {
         var formats: [RideFileFormat] = []
         for name in try r.strings("export_formats", default: ride.exportFormats.map(\.rawValue)) {
             guard let format = RideFileFormat(rawValue: name) else {
-                throw r.error("export_formats", r.table["export_formats"], "\"\(name)\" is not a ride file format; use \"fit\", \"gpx\" or \"tcx\"")
+                throw r.error("export_formats", r.table["export_formats"], "\"\(name)\" is not a ride file format; use one of \(RideFileFormat.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))")
             }
             if !formats.contains(format) { formats.append(format) }
         }

@@ -77,6 +77,9 @@ import Testing
         // Mistakes say what to do, with sysexits codes.
         let (unknown, said) = try await run(["rides", "export", "99", "--state-directory", state])
         #expect(unknown == 65 && said.contains { $0.contains("no ride 99") })
+        // The formats are the enum's: a name outside it is refused with the list, never exported as something else.
+        let (kml, refusal) = try await run(["rides", "export", "latest", "--format", "kml", "--state-directory", state])
+        #expect(kml == 64 && refusal.contains { $0.contains("Please provide one of 'fit', 'gpx' or 'tcx'") }, "\(refusal)")
         let (nothing, _) = try await run(["rides", "list", "--state-directory", state + "-missing"])
         #expect(nothing == 69)
     }
