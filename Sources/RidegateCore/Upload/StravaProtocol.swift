@@ -160,9 +160,10 @@ public struct StravaToken: Sendable, Equatable {
               !access.isEmpty, !refresh.isEmpty, access.utf8.count <= 512, refresh.utf8.count <= 512,
               !access.contains(where: { $0.isWhitespace }) else { return nil }
         // Out of any sensible range (a hostile or broken answer): taken as expired, so it is refreshed.
-        let sensible = { (seconds: Double?) -> Double? in seconds.flatMap { $0.isFinite && $0 >= 0 && $0 < 1e11 ? $0 : nil } }
+        // Whole seconds, as Strava sends them and the token file keeps them.
+        let sensible = { (seconds: Double?) -> Double? in seconds.flatMap { $0.isFinite && $0 >= 0 && $0 < 1e11 ? $0.rounded(.down) : nil } }
         let expiry = sensible(json["expires_at"]?.double).map { Timestamp(secondsSince1970: $0) }
-            ?? sensible(json["expires_in"]?.double).map { now + $0 }
+            ?? sensible(json["expires_in"]?.double).map { Timestamp(secondsSince1970: (now.secondsSince1970 + $0).rounded(.down)) }
         self.init(accessToken: access, refreshToken: refresh, expiresAt: expiry ?? now,
                   athleteID: UploadAnswer.identifier(json["athlete_id"]) ?? UploadAnswer.identifier(json["athlete"]?["id"]))
     }
