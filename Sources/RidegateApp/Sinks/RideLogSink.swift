@@ -11,7 +11,7 @@ import RidegateLinux
 /// log says so once per cause and `health` has `ride_log` (`disk` or `memory`), `ride_log_waiting`,
 /// `ride_log_dropped` and `ride_log_recoveries`.
 ///
-/// When a ride ends (the store starts a new one after a long stop, or the rider ended it) and at an orderly stop,
+/// When a ride ends (it stood still past the gap, or the rider ended it) and at an orderly stop,
 /// it writes the rides' files into the export directory, if one is configured, announces the newest finished one
 /// on the retained `rides/last` topic, and keeps the ride log within its limits (on `health`: `ride_log_bytes`,
 /// `rides_removed`). A ride still open is written too at a stop, but counts as exported only once a file of it is

@@ -46,10 +46,13 @@ extension SQLiteRideStore {
             let moving = point.moving || distance > (current?.distance ?? 0) + 0.5
             var closed: Int64?
             if let ride = current, t - ride.moved > store.newRideAfter || t < ride.start {
-                // Stood still (or was off) longer than a stop: nothing until the bike moves, then a new ride.
+                // Stood still (or was off) longer than a stop: the ride is over now — not when the bike next moves,
+                // so it is exported and uploaded while the bike stands at home — and nothing is kept until the bike
+                // moves, then a new ride.
                 guard moving || t < ride.start else {
                     store.runOffset = offset
-                    return nil
+                    store.awaitingMovement = true
+                    return try close(ride) // parked: over
                 }
                 closed = try close(ride)
             }

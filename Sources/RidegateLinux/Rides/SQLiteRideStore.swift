@@ -8,12 +8,13 @@ import RidegateCore
 /// a power cut loses at most the batch in memory.
 ///
 /// Rides split on time (GPS time, never the Pi's clock): a point more than `newRideAfter` seconds after the
-/// ride last moved starts a new ride, so a restart or a café stop continues the ride and the next morning
-/// does not; so does the next movement after a ride ended on purpose (`RideLogEntry.end`). A bike standing
+/// ride last moved ends it (standing, at once: the bike parked at home is exported and uploaded there) or
+/// starts a new ride (moving), so a restart or a café stop continues the ride and the next morning does not;
+/// the next movement after a ride ended on purpose (`RideLogEntry.end`) starts a new one too. A bike standing
 /// still longer than that records nothing until it moves again; the standing tail of a ride ended that way is
 /// dropped, and a "ride" that never moved is removed. Shorter stops stay in the ride as they were (auto-pause
-/// is the points' moving flag, not deleted points). A ride is closed once a newer one began or it was ended:
-/// only then are its totals stored, and only then can it count as exported.
+/// is the points' moving flag, not deleted points). A ride is closed once it ended either way: only then are
+/// its totals stored, and only then can it count as exported.
 public final class SQLiteRideStore: @unchecked Sendable {
     public struct Ride: Sendable, Equatable {
         public var id: Int64

@@ -82,7 +82,7 @@ import Testing
         return p
     }
 
-    @Test("A stop longer than the gap ends the ride: nothing is kept while standing past it, the standing tail is dropped, the next move starts a new named ride")
+    @Test("A stop longer than the gap ends the ride once it is that long (the bike at home): the standing tail dropped, nothing kept while standing, the next move starts a new named ride")
     func longStopSplits() throws {
         let store = try SQLiteRideStore(path: path(), newRideAfter: 600)
         try store.record((0..<10).map { point(Double($0), distance: Double($0) * 5) })
@@ -91,17 +91,18 @@ import Testing
         try store.record((310..<320).map { point(Double($0), distance: 45 + Double($0 - 309) * 5) })
         #expect(try store.rides().count == 1 && (try store.rides()[0].points) == 320)
         #expect(store.takeFinished().isEmpty)
-        // Home: parked for two hours with the Pi on. Points stop after 10 minutes of standing.
+        // Home: parked for two hours with the Pi on. Ten minutes of standing end the ride there and then (so it is
+        // exported and uploaded at home): its standing tail dropped, its café stop kept; then nothing is kept.
         try store.record(stride(from: 320.0, to: 7520, by: 1).map { standing($0, distance: 95) })
         var rides = try store.rides()
-        #expect(rides.count == 1 && rides[0].points == 320 + 600, "\(rides[0].points)")
-        // Off again: a new ride; the first loses its standing tail, keeps its café stop, and is finished.
+        #expect(rides.count == 1 && rides[0].closed && rides[0].points == 320, "\(rides[0])")
+        #expect(rides[0].end.secondsSince1970 == 1_782_057_600 + 319 && rides[0].distanceMeters == 95)
+        #expect(store.takeFinished() == [rides[0].id])
+        // Off again: a new ride.
         try store.record((7520..<7530).map { point(Double($0), distance: 95 + Double($0 - 7519) * 5) })
         rides = try store.rides()
         #expect(rides.count == 2)
-        #expect(rides[0].points == 320 && rides[0].end.secondsSince1970 == 1_782_057_600 + 319 && rides[0].distanceMeters == 95)
         #expect(rides[1].points == 10 && rides[1].distanceMeters == 45 && rides[1].name.hasSuffix("near 40.34° N 105.00° W"))
-        #expect(store.takeFinished() == [rides[0].id])
         #expect(store.takeFinished().isEmpty)
         #expect(rides[0].closed && !rides[1].closed)
         #expect(rides[0].statistics?.averageHeartRate == 120 && rides[0].statistics?.maximumHeartRate == 120 && rides[0].statistics?.ascentMeters == 0)
@@ -122,11 +123,14 @@ import Testing
         #expect(store.takeFinished() == [rides[0].id])
     }
 
-    @Test("A gateway that never moved leaves no ride behind once a real ride starts")
+    @Test("A gateway that never moved leaves no ride behind once it has stood past the gap")
     func standingOnlyIsNoRide() throws {
         let store = try SQLiteRideStore(path: path(), newRideAfter: 600)
-        try store.record(stride(from: 0.0, to: 1000, by: 1).map { standing($0, distance: 0) })
+        try store.record(stride(from: 0.0, to: 500, by: 1).map { standing($0, distance: 0) })
         #expect(try store.rides().count == 1)
+        // Standing past the gap: it was no ride, and is gone.
+        try store.record(stride(from: 500.0, to: 1000, by: 1).map { standing($0, distance: 0) })
+        #expect(try store.rides().isEmpty && store.takeFinished().isEmpty)
         try store.record((5000..<5010).map { point(Double($0), distance: Double($0 - 4999) * 5) })
         let rides = try store.rides()
         #expect(rides.count == 1 && rides[0].points == 10)
