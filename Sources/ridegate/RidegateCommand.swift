@@ -12,6 +12,9 @@ struct RidegateCommand: AsyncParsableCommand {
             Start with `ridegate demo` to watch a simulated ride flow to a local broker, then `ridegate run`.
             """,
         version: RidegateVersion.current,
-        subcommands: [RunCommand.self, DemoCommand.self, ScanCommand.self, NMEACommand.self, SunCommand.self, HRCommand.self, CSCCommand.self, PowerCommand.self, LEDCommand.self, RidesCommand.self, UploadCommand.self, WatchCommand.self, DoctorCommand.self, VersionCommand.self]
+        subcommands: [
+            RunCommand.self, DemoCommand.self, ScanCommand.self, NMEACommand.self, SunCommand.self, HRCommand.self, CSCCommand.self,
+            PowerCommand.self, LEDCommand.self, RidesCommand.self, UploadCommand.self, WatchCommand.self, DoctorCommand.self, VersionCommand.self
+        ]
     )
 }

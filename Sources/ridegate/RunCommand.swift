@@ -41,7 +41,8 @@ struct RunCommand: AsyncParsableCommand {
         let signals = TerminationSignals(logger: logger)
         let gateway: Gateway
         do {
-            gateway = try GatewayAssembly.daemon(config: config, version: RidegateVersion.current, lastGoodInForce: loaded.rejected != nil, logger: logger)
+            gateway = try GatewayAssembly.daemon(
+                config: config, version: RidegateVersion.current, lastGoodInForce: loaded.rejected != nil, logger: logger)
         } catch {
             logger.critical("cannot start", [("error", error.description)])
             throw ExitCode(ExitStatus.unavailable)

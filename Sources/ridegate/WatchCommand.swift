@@ -77,10 +77,10 @@ private actor WatchView {
     let screen: WatchScreen
     let prefix: String
     let once: Bool
-    var state = WatchState()
-    var connected = false
-    var lastDraw = 0.0
-    var drawPending = false
+    private var state = WatchState()
+    private var connected = false
+    private var lastDraw = 0.0
+    private var drawPending = false
     let terminal = isatty(1) == 1
 
     init(screen: WatchScreen, prefix: String, once: Bool) {

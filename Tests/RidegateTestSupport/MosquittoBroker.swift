@@ -42,7 +42,9 @@ public final class MosquittoBroker: @unchecked Sendable {
 
     /// Starts one on a thread of its own: waiting for mosquitto to listen (a second on a busy machine) must not
     /// hold one of the few threads the rest of the suite's async tests (and the sources they test) run on.
-    public static func start(extraConfig: String = "", port: Int? = nil, persistence: Bool = false, directory: URL? = nil) async throws -> MosquittoBroker {
+    public static func start(
+        extraConfig: String = "", port: Int? = nil, persistence: Bool = false, directory: URL? = nil
+    ) async throws -> MosquittoBroker {
         try await OffThePool.run { try MosquittoBroker(extraConfig: extraConfig, port: port, persistence: persistence, directory: directory) }
     }
 

@@ -25,7 +25,8 @@ public struct LastGoodConfig {
     }
 
     /// The file alone, checked, as `run` without --last-good takes it.
-    public static func checked(path: String, check: (GatewayConfig) throws(GatewayAssembly.SetupError) -> Void) throws(ConfigError) -> LastGoodConfig {
+    public static func checked(path: String,
+                               check: (GatewayConfig) throws(GatewayAssembly.SetupError) -> Void) throws(ConfigError) -> LastGoodConfig {
         LastGoodConfig(config: try loadChecked(path, check: check), rejected: nil, notKept: nil)
     }
 

@@ -25,7 +25,8 @@ extension GatewayAssembly {
         ])
         let store = StateStoreSink(directory: config.stateDirectory, logger: logger.labeled("state"))
         var sources: [any EventSource] = [RememberedPositionSource(store: store, clock: clock),
-                                          StateStorageSource(directory: config.stateDirectory, clock: clock, logger: logger.labeled("state"), interval: nil)]
+            StateStorageSource(directory: config.stateDirectory, clock: clock, logger: logger.labeled("state"), interval: nil)
+        ]
         // Without a receiver (a trainer's recording) the sensors' own schedule ends the ride.
         let end: RideEnd? = ride.positions ? RideEnd() : nil
         if let end {
@@ -128,7 +129,8 @@ extension GatewayAssembly {
             for note in recorded.notes { logger.notice("the recorded ride: \(note)", [("demo.ride", options.ridePath)]) }
             let replayer = RecordedRideReplayer(ride: recorded, speed: options.speed, startAt: options.startAt, start: start, logger: logger)
             return DemoRide(profile: recorded.profile, strap: recorded.hasHeartRate, powerMeter: recorded.hasPower,
-                            speedSensor: recorded.hasSpeedSensor, positions: recorded.hasPositions, thresholdPower: recorded.thresholdPower, recordedStart: recorded.start,
+                speedSensor: recorded.hasSpeedSensor, positions: recorded.hasPositions, thresholdPower: recorded.thresholdPower,
+                recordedStart: recorded.start,
                             play: { await replayer.play(into: $0) })
         }
         var builder = RideProfile.Builder()

@@ -120,7 +120,9 @@ struct RecordedRide: Sendable {
         let speed = record.speed ?? travelled.flatMap { dt > 0 ? max(0, $0) / dt : nil } ?? 0
         if speed.isFinite, speed <= maximumSpeed { sample.speed = speed } else { left.speeds += 1 }
         sample.speedRecorded = record.speed != nil || record.distance != nil
-        if let travelled, travelled > 1, let a = record.altitude, let b = previous?.altitude { sample.grade = max(-0.2, min(0.2, (a - b) / travelled)) }
+        if let travelled, travelled > 1, let a = record.altitude, let b = previous?.altitude {
+            sample.grade = max(-0.2, min(0.2, (a - b) / travelled))
+        }
         sample.latitude = record.latitude
         sample.longitude = record.longitude
         sample.altitude = record.altitude
@@ -144,7 +146,9 @@ struct RecordedRide: Sendable {
         for sample in ride.profile.samples {
             let gap = previous.map { sample.offset - $0 } ?? 0
             for index in signals.indices {
-                if gap > (ride.profile.holdsFor ?? .infinity), let (characteristic, value) = signals[index].next(nil, dt: 1) { body(characteristic, value) }
+                if gap > (ride.profile.holdsFor ?? .infinity), let (characteristic, value) = signals[index].next(nil, dt: 1) {
+                    body(characteristic, value)
+                }
                 if let (characteristic, value) = signals[index].next(sample, dt: 1) { body(characteristic, value) }
             }
             previous = sample.offset
@@ -191,7 +195,8 @@ struct RecordedRideReplayer: Sendable {
             // A receiver sends a fix every second, whatever the head unit recorded (smart recording keeps one every
             // few seconds): the seconds between two records close enough to be riding are filled in along the line.
             var epochs: [(offset: Double, latitude: Double, longitude: Double, altitude: Double?, speed: Double)] = []
-            if let previous, let lat0 = previous.latitude, let lon0 = previous.longitude, sample.offset - previous.offset <= RideStatistics.maximumGap {
+            if let previous, let lat0 = previous.latitude, let lon0 = previous.longitude,
+               sample.offset - previous.offset <= RideStatistics.maximumGap {
                 let gap = sample.offset - previous.offset
                 var second = previous.offset + 1
                 while second < sample.offset - 0.5 {
@@ -209,9 +214,13 @@ struct RecordedRideReplayer: Sendable {
                 // Until the epoch's time from the start (not from the previous one's: no drift over a long ride).
                 await EventLoop.sleep(seconds: max(0, started + epoch.offset / speed - SystemClock.monotonicSeconds()))
                 let time = dated + epoch.offset
-                let bearing = course.map { GreatCircle.bearingDegrees(lat1: $0.latitude, lon1: $0.longitude, lat2: epoch.latitude, lon2: epoch.longitude) }
+                let bearing = course.map {
+                    GreatCircle.bearingDegrees(lat1: $0.latitude, lon1: $0.longitude, lat2: epoch.latitude, lon2: epoch.longitude)
+                }
                 course = (epoch.latitude, epoch.longitude)
-                let text = NMEASentenceWriter.rmc(time: time, latitude: epoch.latitude, longitude: epoch.longitude, speed: epoch.speed, course: bearing) + "\r\n"
+                let text =
+                    NMEASentenceWriter.rmc(time: time, latitude: epoch.latitude, longitude: epoch.longitude, speed: epoch.speed, course: bearing)
+                    + "\r\n"
                     + NMEASentenceWriter.gga(time: time, latitude: epoch.latitude, longitude: epoch.longitude, altitude: epoch.altitude) + "\r\n"
                 guard await NMEAReplayer.write(Array(text.utf8), to: pty.controller, logger: logger) else { return }
             }

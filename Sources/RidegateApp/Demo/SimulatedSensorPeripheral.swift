@@ -80,7 +80,8 @@ public final class SimulatedSensorPeripheral: Sendable {
         if behaviour.manufacturer != nil || behaviour.model != nil {
             _ = add(.primaryService, BluetoothUUID.deviceInformationService.bytes)
             if let manufacturer = behaviour.manufacturer { characteristic(.manufacturerName, properties: 0x02, value: Array(manufacturer.utf8)) }
-            if let model = behaviour.model { characteristic(.modelNumber, properties: 0x02, value: Array(model.utf8) + [0]) } // NUL-padded, as some do
+            // NUL-padded, as some do.
+            if let model = behaviour.model { characteristic(.modelNumber, properties: 0x02, value: Array(model.utf8) + [0]) }
             if let serial = behaviour.serialNumber { characteristic(.serialNumber, properties: 0x02, value: Array(serial.utf8)) }
         }
         _ = add(.primaryService, BluetoothUUID.batteryService.bytes)

@@ -94,7 +94,7 @@ struct PowerSignal: SimulatedSignal {
         let measurement = CyclingPowerMeasurement(
             powerWatts: power,
             wheel: !sendsWheel ? nil : RevolutionData(revolutions: SignalTime.revolutions(wheel.revolutions),
-                                                      eventTime: SignalTime.ticks(wheel.lastEvent, perSecond: 2048), ticksPerSecond: 2048, counterBits: 32),
+                    eventTime: SignalTime.ticks(wheel.lastEvent, perSecond: 2048), ticksPerSecond: 2048, counterBits: 32),
             crank: RevolutionData(revolutions: SignalTime.revolutions(crank.revolutions),
                                   eventTime: SignalTime.ticks(crank.lastEvent, perSecond: 1024), ticksPerSecond: 1024, counterBits: 16))
         return (.cyclingPowerMeasurement, measurement.encoded)

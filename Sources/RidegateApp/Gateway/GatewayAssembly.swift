@@ -182,7 +182,7 @@ public enum GatewayAssembly {
             var discovery = HomeAssistantDiscovery(
                 discoveryPrefix: config.mqtt.homeAssistantPrefix, baseTopic: "\(config.mqtt.prefix)/\(id)", deviceID: id, version: version,
                 features: .init(heartRate: config.heartRate.enabled, gps: config.gps.enabled, sun: config.sun.enabled,
-                                power: powerMeter ?? config.bluetoothSensors.contains { $0.kind == .power },
+                                power: powerMeter ?? config.bluetoothSensors.contains { $0.kind.zones == .power },
                                 laps: config.button != nil || config.ride.autoLapKilometers != nil,
                                 uploads: !config.upload.services.isEmpty))
             discovery.heartRateInterval = settings.heartRateMinimumInterval

@@ -42,7 +42,7 @@ public struct BluetoothSensorSource: EventSource {
     public init(kind: SensorProfile = .heartRate, selector: SensorSelector, wheelMillimetres: Double = SensorRef.defaultWheelMillimetres,
                 link: any SensorLink, claims: SensorClaims = SensorClaims(), clock: SystemClock, logger: Logger,
                 memory: SensorMemory? = nil, transactionTimeout: Double = 30, retry: Retry = .standard) {
-        self.name = kind == .heartRate ? "strap" : kind.rawValue
+        self.name = kind.family == .strap ? kind.topicFamily : kind.rawValue
         self.kind = kind
         self.selector = selector
         self.wheelMillimetres = wheelMillimetres

@@ -25,7 +25,11 @@ struct LapButtonSource: EventSource {
         let logger = logger, clock = clock
         let ended = Locked<CheckedContinuation<Void, Never>?>(nil)
         // Taken once, whoever ends the wait first (a watch that fails, or shutdown).
-        let end: @Sendable () -> Void = { ended.withLock { value -> CheckedContinuation<Void, Never>? in defer { value = nil }; return value }?.resume() }
+        let end: @Sendable () -> Void = {
+            ended.withLock { value -> CheckedContinuation<Void, Never>? in
+                defer { value = nil }; return value
+            }?.resume()
+        }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 ended.withLock { $0 = continuation }

@@ -81,7 +81,8 @@ public struct SensorConnection: Sendable {
             guard let measurement = found.first(where: { $0.uuid == characteristicUUID }) else {
                 throw .malformed("the device's service \(serviceUUID.description) has no \(name)")
             }
-            guard let cccd = try await client.discoverDescriptors(of: measurement).first(where: { $0.type == .clientCharacteristicConfiguration }) else {
+            guard let cccd = try await client.discoverDescriptors(of: measurement).first(where: { $0.type == .clientCharacteristicConfiguration })
+            else {
                 throw .malformed("\(name) has no Client Characteristic Configuration descriptor")
             }
             // Notifications (0x0001), or indications (0x0002) from a sensor that only indicates.

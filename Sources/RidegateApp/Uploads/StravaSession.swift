@@ -113,7 +113,9 @@ final class StravaSession: @unchecked Sendable {
         switch HTTPTransfer(library: library, caFile: site.caFile).perform(request) {
         case .success(let response): return StravaProtocol.interpretToken(response, now: now)
         case .failure(let failure):
-            guard case .retry(let after, let reason) = UploadPass.verdict(failure, site: "Strava") else { return .retry(after: nil, reason: failure.message) }
+            guard case .retry(let after, let reason) = UploadPass.verdict(failure, site: "Strava") else {
+                return .retry(after: nil, reason: failure.message)
+            }
             return .retry(after: after, reason: reason)
         }
     }

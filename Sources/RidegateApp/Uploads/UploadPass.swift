@@ -227,7 +227,8 @@ final class UploadPass: @unchecked Sendable {
     }
 
     private func announcement(_ store: SQLiteRideStore, _ jobs: [UploadJob]) -> String? {
-        guard let ride = try? store.newestClosedRide(), jobs.contains(where: { $0.ride == ride.id }) else { return nil } // unreadable: said by the pass
+        // Unreadable: said by the pass.
+        guard let ride = try? store.newestClosedRide(), jobs.contains(where: { $0.ride == ride.id }) else { return nil }
         let files = settings.exportDirectory.map { directory in
             ride.exported.compactMap(RideFileFormat.init(rawValue:)).map { "\(directory)/\(RideFileFormat.fileName(start: ride.start, id: ride.id, format: $0))" }
         }

@@ -24,14 +24,20 @@ public struct SensorProfile: Sendable, Hashable, CustomStringConvertible {
     /// Which kind a device advertising several is for (lower first): a power meter that also advertises CSC is
     /// a power meter.
     public let precedence: Int
+    /// Worn (a strap) or on the bike: its topics, its reconnect counter, its location field, whether it has a wheel.
+    public let family: SensorFamily
     /// The topic family, `strap` or `sensor` (straps kept theirs from earlier releases); also the log label.
-    public let topicFamily: String
+    public var topicFamily: String { family.rawValue }
+    /// The LED's zones this kind measures (the LED follows a power meter while one is connected).
+    public let zones: ZoneSource?
     /// Home Assistant's device name before the sensor's id ("Power meter").
     public let deviceName: String
     /// The file in the state directory that remembers the last one connected.
     public let memoryFile: String
     /// FIT's ANT+ device type for the ride files (speed/cadence refines it by what the sensor measures).
     public let antplusDeviceType: UInt8
+    /// The type instead, for a sensor that measures one of these and none of the others (speed alone, cadence alone).
+    public let antplusDeviceTypeMeasuringOnly: [SensorMeasure: UInt8]
     /// Readings the core has no model of: their JSON keys and how Home Assistant shows them.
     public let readings: [Reading]
     /// Readable characteristics a simulated sensor of this kind serves beside its measurement (feature, location).
@@ -67,8 +73,10 @@ public struct SensorProfile: Sendable, Hashable, CustomStringConvertible {
     }
 
     public init(rawValue: String, service: BluetoothUUID, measurement: BluetoothUUID, measurementName: String, measures: String,
-                plural: String, wakeHint: String, precedence: Int = 10, topicFamily: String = "sensor", deviceName: String,
-                memoryFile: String, antplusDeviceType: UInt8 = 0, readings: [Reading] = [], simulatedCharacteristics: [SimulatedCharacteristic] = [],
+                plural: String, wakeHint: String, precedence: Int = 10, family: SensorFamily = .sensor,
+                zones: ZoneSource? = nil, deviceName: String, memoryFile: String, antplusDeviceType: UInt8 = 0,
+        antplusDeviceTypeMeasuringOnly: [SensorMeasure: UInt8] = [:], readings: [Reading] = [],
+        simulatedCharacteristics: [SimulatedCharacteristic] = [],
                 decode: @escaping @Sendable (SensorRef, [UInt8], ReceiveTime) -> SourceEvent) {
         self.rawValue = rawValue
         self.service = service
@@ -78,10 +86,12 @@ public struct SensorProfile: Sendable, Hashable, CustomStringConvertible {
         self.plural = plural
         self.wakeHint = wakeHint
         self.precedence = precedence
-        self.topicFamily = topicFamily
+        self.family = family
+        self.zones = zones
         self.deviceName = deviceName
         self.memoryFile = memoryFile
         self.antplusDeviceType = antplusDeviceType
+        self.antplusDeviceTypeMeasuringOnly = antplusDeviceTypeMeasuringOnly
         self.readings = readings
         self.simulatedCharacteristics = simulatedCharacteristics
         self.decode = decode
@@ -96,6 +106,14 @@ public struct SensorProfile: Sendable, Hashable, CustomStringConvertible {
     public static func == (a: SensorProfile, b: SensorProfile) -> Bool { a.rawValue == b.rawValue }
     public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
     public var description: String { rawValue }
+}
+
+/// Where a sensor is: worn by the rider, or on the bike. The raw value is the topic family.
+public enum SensorFamily: String, Sendable {
+    /// A heart-rate strap: `strap/<id>` topics, a body location, no wheel, looked for while heart rate is enabled.
+    case strap
+    /// On the bike: `sensor/<id>` topics, a mount location and a wheel size.
+    case sensor
 }
 
 extension AdvertisingData {

@@ -98,7 +98,7 @@ extension GatewayConfig {
                 var sensor = Sensor(kind: SensorProfile.named(kindName) ?? .power)
                 sensor.select = try e.string("select", default: "auto")
                 if let problem = Self.selectorProblem(sensor.select) { throw e.error("select", e.table["select"], problem) }
-                if sensor.kind == .heartRate, let wheel = e.table["wheel_mm"] {
+                if sensor.kind.family == .strap, let wheel = e.table["wheel_mm"] {
                     throw e.error("wheel_mm", wheel, "a heart-rate strap has no wheel; wheel_mm belongs to kind \"speed_cadence\" or \"power\"")
                 }
                 sensor.wheelMillimetres = try e.number("wheel_mm", default: sensor.wheelMillimetres, range: 1000...3000)

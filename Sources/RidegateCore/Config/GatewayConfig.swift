@@ -34,7 +34,7 @@ public struct GatewayConfig: Sendable, Equatable {
     /// heart rate is enabled.
     public var bluetoothSensors: [Sensor] {
         (heartRate.enabled ? heartRate.straps.map { Sensor(kind: .heartRate, select: $0) } : [])
-            + sensors.filter { $0.kind != .heartRate || heartRate.enabled }
+            + sensors.filter { $0.kind.family != .strap || heartRate.enabled }
     }
 
     /// Validates a parsed document into a configuration.
@@ -53,7 +53,9 @@ public struct GatewayConfig: Sendable, Equatable {
         }
         let levelName = try top.choice("log_level", default: "info", allowed: Logger.Level.allCases.map(\.name))
         logLevel = Logger.Level(name: levelName) ?? .info
-        units = DisplayUnits.System(rawValue: try top.choice("units", default: units.rawValue, allowed: DisplayUnits.System.allCases.map(\.rawValue))) ?? .metric
+        units =
+            DisplayUnits.System(rawValue: try top.choice("units", default: units.rawValue, allowed: DisplayUnits.System.allCases.map(\.rawValue)))
+            ?? .metric
         if top.table["clock"] != nil {
             clock = DisplayUnits.Clock(rawValue: try top.choice("clock", default: "24h", allowed: DisplayUnits.Clock.allCases.map(\.rawValue)))
         }

@@ -21,7 +21,9 @@ public enum LEDSignal: Sendable, Equatable, CustomStringConvertible {
     case acknowledged
 
     /// Every status (what `ridegate led test` shows after the zones; none may look like a zone).
-    public static let statuses: [LEDSignal] = [.searchingForStrap, .strapLost, .noSensorContact, .noGPSFix, .sunsetSoon, .stateReadOnly, .configRejected]
+    public static let statuses: [LEDSignal] = [
+        .searchingForStrap, .strapLost, .noSensorContact, .noGPSFix, .sunsetSoon, .stateReadOnly, .configRejected
+    ]
 
     /// A zone, with or without the sunset warning.
     public var isZone: Bool {

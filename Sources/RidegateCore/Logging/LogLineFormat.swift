@@ -11,7 +11,9 @@ public enum LogLineFormat {
             text.append(" ")
             text.append(key)
             text.append("=")
-            if value.isEmpty || value.unicodeScalars.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" || $0 == "\\" || $0.value < 0x20 || $0.value == 0x7F }) {
+            if value.isEmpty
+                || value.unicodeScalars.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" || $0 == "\\" || $0.value < 0x20 || $0.value == 0x7F })
+            {
                 text.append("\"")
                 text.append(escaped(value))
                 text.append("\"")

@@ -12,7 +12,8 @@ public enum NMEASentenceWriter {
     }
 
     /// `$GPGGA,hhmmss.ss,ddmm.mmmmm,N,dddmm.mmmmm,W,1,09,0.9,altitude,M,,M,,`
-    public static func gga(time: Timestamp, latitude: Double, longitude: Double, altitude: Double?, satellites: Int = 9, hdop: Double = 0.9) -> String {
+    public static func gga(time: Timestamp, latitude: Double, longitude: Double, altitude: Double?, satellites: Int = 9,
+                           hdop: Double = 0.9) -> String {
         var body = "GPGGA," + clock(time) + "," + coordinates(latitude, longitude) + ",1," + two(max(0, min(99, satellites))) + ","
         body += fixed(hdop, 1) + "," + (altitude.map { fixed($0, 1) } ?? "") + ",M,,M,,"
         return sentence(body)

@@ -17,11 +17,7 @@ public struct AnnouncedSensor: Sendable, Equatable {
 extension HomeAssistantDiscovery {
     func sensorEntities(_ announced: AnnouncedSensor) -> [Entity] {
         let (sensor, measures, label) = (announced.sensor, announced.measures, announced.name)
-        let readings = switch sensor.kind {
-        case .power: Topic.sensor(sensor, .power).name
-        case .speedCadence: Topic.sensor(sensor, .speedCadence).name
-        default: Topic.sensorReadings(sensor).name
-        }
+        let readings = Topic.sensorReadings(sensor).name
         let state = Topic.sensor(sensor, .state).name
         let connected = sourceAvailability(topic: state, when: "value_json.state == 'connected'")
         let expiry = expiry(0)
@@ -48,17 +44,17 @@ extension HomeAssistantDiscovery {
                 availability(&w, connected)
             }
         }
-        if sensor.kind == .power, measures.contains(.power) {
+        if sensor.kind.family == .sensor, measures.contains(.power) {
             // The 3 s average is what a head unit shows; the instantaneous power, a new state every second, is
             // there for whoever enables it.
             list.append(reading("power", "Power", "{{ value_json.power_w }}", unit: "W", deviceClass: "power", precision: nil, enabled: false))
             list.append(reading("power_3s", "Power (3 s)", Self.whole("power_3s_w"), unit: "W", deviceClass: "power", precision: 0))
         }
-        if sensor.kind != .heartRate, measures.contains(.cadence) {
+        if sensor.kind.family == .sensor, measures.contains(.cadence) {
             list.append(reading("cadence", "Cadence", Self.whole("cadence_rpm"), unit: "rpm", deviceClass: nil, precision: 0,
                                 icon: "mdi:rotate-right"))
         }
-        if sensor.kind != .heartRate, measures.contains(.wheelSpeed) {
+        if sensor.kind.family == .sensor, measures.contains(.wheelSpeed) {
             // With a GPS the wheel speed repeats the speed: off by default then (a recorder row a second for nothing).
             list.append(reading("wheel_speed", "Wheel speed", Self.kilometresPerHour("wheel_speed_mps"), unit: "km/h", deviceClass: "speed",
                                 precision: 1, enabled: !features.gps))

@@ -98,7 +98,8 @@ public struct FITActivity: RideFileWriter {
         }
         for (offset, sensor) in export.devices.enumerated() {
             encoder.data(local: Local.device) { w in
-                Self.device(&w, export, start: start, index: UInt8(clamping: offset + 1), type: sensor.antplusDeviceType, serial: sensor.fitSerialNumber,
+                Self.device(
+                    &w, export, start: start, index: UInt8(clamping: offset + 1), type: sensor.antplusDeviceType, serial: sensor.fitSerialNumber,
                        source: 3, name: sensor.productName, battery: sensor.batteryPercent)
             }
         }

@@ -26,9 +26,9 @@ public struct RideDevice: Sendable, Equatable {
     /// The ANT+ device type FIT names the kind by: heart rate 120, bike power 11, speed and cadence 121, speed
     /// alone 123, cadence alone 122.
     public var antplusDeviceType: UInt8 {
-        guard kind == .speedCadence else { return kind.antplusDeviceType }
-        return measures.contains(.wheelSpeed) && !measures.contains(.cadence) ? 123
-            : measures.contains(.cadence) && !measures.contains(.wheelSpeed) ? 122 : 121
+        let only = kind.antplusDeviceTypeMeasuringOnly.filter { measures.contains($0.key) }
+        guard only.count == 1, let refined = only.first else { return kind.antplusDeviceType }
+        return refined.value
     }
 
     /// The product's name: manufacturer and model where the sensor says them, else its advertised name.

@@ -124,8 +124,8 @@ public struct HTTPTransfer: Sendable {
 
     /// What the site sent, bounded: an answer to an upload is a few hundred bytes of JSON.
     private final class Received {
-        var body: [UInt8] = []
-        var headers: [String: String] = [:]
+        fileprivate(set) var body: [UInt8] = []
+        fileprivate(set) var headers: [String: String] = [:]
 
         /// A libcurl callback's bytes to `keep` (`context` is the transfer's `Received`); how many were taken.
         static func take(_ data: UnsafeMutablePointer<CChar>?, _ bytes: Int, _ context: UnsafeMutableRawPointer?,

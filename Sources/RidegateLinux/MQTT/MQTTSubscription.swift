@@ -58,7 +58,8 @@ public final class MQTTSubscription: @unchecked Sendable {
             guard let topic = m.topic else { return }
             let payload = m.payloadlen > 0 && m.payload != nil
                 ? String(decoding: UnsafeRawBufferPointer(start: m.payload, count: Int(m.payloadlen)), as: UTF8.self) : ""
-            Unmanaged<MQTTSubscription>.fromOpaque(context).takeUnretainedValue().continuation.yield(.message(topic: String(cString: topic), payload: payload))
+            Unmanaged<MQTTSubscription>.fromOpaque(context).takeUnretainedValue().continuation.yield(
+                .message(topic: String(cString: topic), payload: payload))
         }
     }
 

@@ -38,19 +38,19 @@ final class MosquittoConnection: @unchecked Sendable {
     // @unchecked: `handle` and the loop-only state are touched only on `loop`'s thread, except the blocking
     // (re)connect on its own thread, which runs only while `phase` is `.connecting` (when the loop leaves the
     // handle alone); the few facts other threads read are in `Locked` values.
-    nonisolated(unsafe) let handle: OpaquePointer
-    let settings: MQTTSettings
-    let logger: Logger
-    let loop: EventLoop
+    private nonisolated(unsafe) let handle: OpaquePointer
+    private let settings: MQTTSettings
+    private let logger: Logger
+    private let loop: EventLoop
     weak var events: (any MQTTConnectionEvents)?
-    let connectedFlag = Locked(false)
-    let stopping = Locked(false)
+    private let connectedFlag = Locked(false)
+    private let stopping = Locked(false)
     /// libmosquitto's last error line (OpenSSL's reasons arrive only there), for the next failure report.
-    let transportError = Locked<String?>(nil)
+    private let transportError = Locked<String?>(nil)
     /// Failed attempts since the last connection: their reasons, which were said, and when.
-    let failures = Locked(RepeatedFailures(interval: 60))
+    private let failures = Locked(RepeatedFailures(interval: 60))
     /// The broker tried or in use (of `settings.brokers`); read by the connecting thread too.
-    let currentBroker: Locked<BrokerAddress>
+    private let currentBroker: Locked<BrokerAddress>
     var broker: BrokerAddress { currentBroker.withLock { $0 } }
 
     enum Phase {
@@ -63,37 +63,37 @@ final class MosquittoConnection: @unchecked Sendable {
     }
 
     // On the loop's thread only:
-    var phase = Phase.idle
-    var backoff: ReconnectBackoff
+    private var phase = Phase.idle
+    private var backoff: ReconnectBackoff
     /// Monotonic seconds of the last bytes read and written: the keepalive is due `keepalive` after the older.
-    var lastRead = 0.0
-    var lastWritten = 0.0
-    var keepalive: Task<Void, Never>?
+    private var lastRead = 0.0
+    private var lastWritten = 0.0
+    private var keepalive: Task<Void, Never>?
     /// The next attempt, waiting out its backoff.
-    var nextAttempt: DeferredWork?
+    private var nextAttempt: DeferredWork?
     /// When the broker must have answered CONNECT (`connackTimeoutSeconds` after the socket opened).
-    var connackDeadline: DeferredWork?
+    private var connackDeadline: DeferredWork?
     /// An attempt's thread is in mosquitto_connect; who waits for it to end (the stop).
-    var attemptRunning = false
-    var attemptWaiters: [CheckedContinuation<Void, Never>] = []
+    private var attemptRunning = false
+    private var attemptWaiters: [CheckedContinuation<Void, Never>] = []
     /// The offline status's message id at the stop, and who waits for its acknowledgement.
-    var offlineMessage: Int32?
-    var offlineAcknowledged: CheckedContinuation<Bool, Never>?
+    private var offlineMessage: Int32?
+    private var offlineAcknowledged: CheckedContinuation<Bool, Never>?
     /// Every topic published retained with a payload, kept only where asked to clear them at the stop
     /// (`MQTTSettings.clearRetainedAtStop`).
-    var retainedTopics: Set<String> = []
+    private var retainedTopics: Set<String> = []
     /// Who waits for a connection; some (a one-off probe) only until the first attempt fails.
-    var connectionWaiters: [(waiter: CheckedContinuation<Void, Never>, untilFirstFailure: Bool)] = []
+    private var connectionWaiters: [(waiter: CheckedContinuation<Void, Never>, untilFirstFailure: Bool)] = []
     /// The topics of QoS 1 and 2 messages in flight, by message id: what a refusal names.
-    var inFlightTopics: [Int32: String] = [:]
+    private var inFlightTopics: [Int32: String] = [:]
     /// The loop does not wake for the broker's bytes: they are read at the start of the next turn that
     /// publishes (`readWaiting`), or by `ackSweep` (see `flush`).
-    var readsDeferred = false
-    var ackSweep: DeferredWork?
+    private var readsDeferred = false
+    private var ackSweep: DeferredWork?
     /// Something was published since the last `flush` (libmosquitto writes at once when it can).
-    var published = false
+    private var published = false
 
-    static let libraryReady: Bool = { mosquitto_lib_init() == MOSQ_ERR_SUCCESS.rawValue }()
+    private static let libraryReady: Bool = { mosquitto_lib_init() == MOSQ_ERR_SUCCESS.rawValue }()
 
     /// `maxInFlight`: libmosquitto's window for QoS 1 and 2 messages (retained state too).
     init(settings: MQTTSettings, maxInFlight: Int, loop: EventLoop, logger: Logger) throws(MQTTError) {
@@ -114,12 +114,13 @@ final class MosquittoConnection: @unchecked Sendable {
     /// libmosquitto formats a line (a malloc and a vsnprintf under a mutex) for every packet while a log
     /// callback is set, and only a connection attempt's errors are wanted (OpenSSL's reasons arrive only
     /// there): it is set for attempts and cleared once connected.
-    static let logErrors: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?) -> Void = { _, context, level, text in
+    private static let logErrors: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?) -> Void = {
+        _, context, level, text in
         guard let context, let text, level & Int32(MOSQ_LOG_ERR) != 0 else { return }
         Unmanaged<MosquittoConnection>.fromOpaque(context).takeUnretainedValue().didLogError(String(cString: text))
     }
 
-    func configure(_ mosq: OpaquePointer, maxInFlight: Int) throws(MQTTError) {
+    private func configure(_ mosq: OpaquePointer, maxInFlight: Int) throws(MQTTError) {
         try settings.apply(to: mosq)
         let offline = Array("offline".utf8)
         if let status = settings.statusTopic { try MQTTSettings.check(mosquitto_will_set(mosq, status, Int32(offline.count), offline, 1, true), "will") }
@@ -168,17 +169,17 @@ final class MosquittoConnection: @unchecked Sendable {
     }
 
     /// The next reconnect delay, jittered.
-    func nextDelay() -> Double { backoff.jittered(Double.random(in: 0..<1)) }
+    private func nextDelay() -> Double { backoff.jittered(Double.random(in: 0..<1)) }
 
     /// On the loop: one attempt, `delay` seconds from now (a timer of the loop's: no thread waits it out).
-    func attemptConnection(after delay: Double) {
+    private func attemptConnection(after delay: Double) {
         guard !stopping.withLock({ $0 }) else { return }
         phase = .connecting
         nextAttempt = loop.execute(after: delay) { [self] in startAttempt() }
     }
 
     /// On the loop: hands the handle to a thread of its own for the blocking attempt.
-    func startAttempt() {
+    private func startAttempt() {
         nextAttempt = nil
         attemptRunning = true
         do {
@@ -201,7 +202,7 @@ final class MosquittoConnection: @unchecked Sendable {
     }
 
     /// On the loop: the socket is open (the CONNACK comes later, through `readable`), or the attempt failed.
-    func attemptEnded(_ failure: String?) {
+    private func attemptEnded(_ failure: String?) {
         attemptRunning = false
         for waiter in attemptWaiters { waiter.resume() }
         attemptWaiters.removeAll()
@@ -283,5 +284,377 @@ final class MosquittoConnection: @unchecked Sendable {
             }
         }
         return isConnected
+    }
+}
+
+/// The socket on the loop: libmosquitto's read, write and keepalive steps when the loop says it is ready, and
+/// when the loop need not wake for the broker's answers.
+extension MosquittoConnection {
+    /// The loop saw the socket readable (or writable while output waited, or hung up).
+    private func readable() {
+        guard case .open = phase else { return }
+        lastRead = SystemClock.monotonicSeconds()
+        // Reads until the socket would block; a failure closes the connection (see `noticeClosed`).
+        let rc = mosquitto_loop_read(handle, 1)
+        events?.acknowledgementsRead()
+        noticeClosed(rc)
+        flush()
+    }
+
+    /// libmosquitto closed the socket (a read, write or keepalive step failed). Usually it says so through the
+    /// disconnect callback; a TLS handshake it gives up on (bookworm's 2.0.11, a refused certificate) calls
+    /// none, so the socket itself is the witness: without this the client would wait on a closed socket forever.
+    private func noticeClosed(_ rc: Int32) {
+        let systemError = errno // the failed step's, before anything else changes it
+        guard case .open = phase, mosquitto_socket(handle) < 0 else { return }
+        connectionEnded(rc == MOSQ_ERR_SUCCESS.rawValue ? MOSQ_ERR_CONN_LOST.rawValue : rc, errno: systemError)
+    }
+
+    /// Writes what libmosquitto has queued; what the socket cannot take yet waits for EPOLLOUT.
+    ///
+    /// While live readings flow (`acknowledgementsMayWait`), a turn that wrote does not ask to be woken for the
+    /// answers: the broker's acknowledgements (a PUBACK a few hundred microseconds later) wait in the socket
+    /// until the next turn that publishes reads them first (`readWaiting`), so a 10 Hz GPS costs one wakeup per
+    /// fix, not two, and its acknowledgements leave the spool in that turn's transaction. When no such turn
+    /// comes, `ackSweep` reads them `acknowledgementDelay` later. A hang-up still wakes the loop at once; so
+    /// does anything while connecting, replaying or stopping, which waits on the broker's answers.
+    func flush() {
+        guard case .open(let socket) = phase else { return }
+        let wrote = published || mosquitto_want_write(handle)
+        published = false
+        if mosquitto_want_write(handle) {
+            lastWritten = SystemClock.monotonicSeconds()
+            noticeClosed(mosquitto_loop_write(handle, 1))
+        }
+        // The write may have failed and ended the connection.
+        guard case .open = phase else { return }
+        let deferReads = wrote && events?.acknowledgementsMayWait == true
+            && offlineMessage == nil && !stopping.withLock({ $0 })
+        readsDeferred = deferReads
+        ackSweep?.cancel()
+        ackSweep = deferReads ? loop.execute(after: Self.acknowledgementDelay) { [self] in sweepAcknowledgements() } : nil
+        loop.setInterest(socket, EventLoop.Interest(readable: !deferReads, writable: mosquitto_want_write(handle)))
+    }
+
+    /// Longest a deferred acknowledgement waits in the socket when no reading comes to collect it.
+    private static let acknowledgementDelay = 2.0
+
+    /// At the start of a turn that publishes: what the broker sent since the last one (its acknowledgements).
+    func readWaiting() {
+        guard readsDeferred, case .open = phase else { return }
+        noticeClosed(mosquitto_loop_read(handle, 1))
+    }
+
+    /// No reading came to collect the acknowledgements: read them now, say the connection is idle (no
+    /// reading's transaction will take them along), and wake for the broker again.
+    private func sweepAcknowledgements() {
+        ackSweep = nil
+        guard readsDeferred else { return }
+        readable()
+        events?.connectionIdle()
+    }
+
+    /// Sleeps until the keepalive is due (no traffic either way for `keepalive` seconds), then lets
+    /// libmosquitto ping or, when its ping went unanswered, end the connection. No tick while traffic flows.
+    private func scheduleKeepalive() {
+        keepalive?.cancel()
+        let interval = Double(settings.keepaliveSeconds)
+        guard interval > 0 else { return }
+        keepalive = Task(executorPreference: loop) { [weak self] in
+            while let self, case .open = self.phase {
+                let now = SystemClock.monotonicSeconds()
+                var due = min(self.lastRead, self.lastWritten) + interval
+                // A ping is out and unanswered: libmosquitto gives up on it `keepalive` after sending it.
+                if due <= now { due = self.lastWritten + interval }
+                await self.loop.sleep(seconds: max(1, due - now))
+                guard !Task.isCancelled, case .open = self.phase else { return }
+                self.events?.connectionIdle()
+                self.noticeClosed(mosquitto_loop_misc(self.handle))
+                // misc pinged (the keepalive was due) or found the broker silent too long and closed.
+                self.lastWritten = SystemClock.monotonicSeconds()
+                self.flush()
+            }
+        }
+    }
+}
+
+/// libmosquitto's callbacks and what they mean to the connection: on the loop's thread, inside
+/// mosquitto_loop_read/write/misc (`configure` sets them).
+extension MosquittoConnection {
+    /// The socket opened but CONNECT went unanswered: something listens there that is not an MQTT broker (or one
+    /// that expects TLS first). Said as such, then closed and tried again with backoff.
+    private func connackOverdue() {
+        connackDeadline = nil
+        guard case .open = phase, !isConnected else { return }
+        attemptFailed("the broker at \(broker.host):\(broker.port) took the connection but did not answer MQTT's CONNECT within "
+                      + "\(Int(Self.connackTimeoutSeconds)) s: is an MQTT broker listening on mqtt.port, or does it expect TLS (mqtt.ca_file)?")
+        // Ended as a refusal, which `connectionEnded` does not report again; then the socket goes.
+        connectionEnded(MOSQ_ERR_CONN_REFUSED.rawValue, errno: 0)
+        mosquitto_disconnect(handle)
+        _ = mosquitto_loop_write(handle, 1)
+    }
+
+    private func didConnect(_ rc: Int32) {
+        connackDeadline?.cancel()
+        connackDeadline = nil
+        guard rc == 0 else {
+            let reason = String(cString: mosquitto_connack_string(rc))
+            attemptFailed(rc == 4 || rc == 5 ? "the broker refused the credentials (\(reason)): check mqtt.username and mqtt.password_file" : "the broker refused the connection: \(reason)")
+            return
+        }
+        connectedFlag.withLock { $0 = true }
+        mosquitto_log_callback_set(handle, nil)
+        failures.withLock { $0.succeeded() }
+        transportError.withLock { $0 = nil }
+        backoff.reset()
+        if let status = settings.statusTopic { publish(topic: status, payload: "online", qos: 1, retain: true) }
+        if let ha = settings.homeAssistantStatusTopic { mosquitto_subscribe(handle, nil, ha, 1) }
+        events?.connectionAccepted()
+        resumeConnectionWaiters()
+    }
+
+    private func resumeConnectionWaiters() {
+        for entry in connectionWaiters { entry.waiter.resume() }
+        connectionWaiters.removeAll()
+    }
+
+    /// An attempt failed: said (`reportFailure`), and the end of the wait for those who wait only that long.
+    private func attemptFailed(_ reason: String) {
+        reportFailure(reason)
+        moveToNextBroker()
+        for entry in connectionWaiters where entry.untilFirstFailure { entry.waiter.resume() }
+        connectionWaiters.removeAll { $0.untilFirstFailure }
+    }
+
+    /// The connection closed (libmosquitto closed the socket already): unwatch it and try again later.
+    /// `systemError`: the errno of the step that failed (unwatching the closed socket below sets EBADF).
+    private func connectionEnded(_ rc: Int32, errno systemError: Int32) {
+        guard case .open(let socket) = phase else { return }
+        loop.unwatch(socket)
+        connackDeadline?.cancel()
+        connackDeadline = nil
+        keepalive?.cancel()
+        keepalive = nil
+        ackSweep?.cancel()
+        ackSweep = nil
+        readsDeferred = false
+        inFlightTopics.removeAll()
+        let wasConnected = connectedFlag.withLock { was in
+            defer { was = false }
+            return was
+        }
+        events?.connectionEnded()
+        resumeOffline(false)
+        if stopping.withLock({ $0 }) {
+            phase = .idle
+            return
+        }
+        if wasConnected {
+            logger.warning("lost the broker; storing readings and reconnecting with backoff", [("mqtt.reason", failureReason(rc, errno: systemError))])
+        } else if rc != MOSQ_ERR_CONN_REFUSED.rawValue {
+            // A connection that never came up (a TLS handshake refused after the TCP connect): an attempt
+            // failed. (A refused CONNACK was reported by `didConnect`.)
+            attemptFailed(failureReason(rc, errno: systemError))
+        }
+        attemptConnection(after: nextDelay())
+    }
+
+    /// A PUBACK (or PUBCOMP): `reason` 0x80 and up is the broker's refusal, never a delivery.
+    private func didPublish(_ mid: Int32, reason: Int32) {
+        if offlineMessage == mid {
+            resumeOffline(reason < 0x80)
+            return
+        }
+        let topic = inFlightTopics.removeValue(forKey: mid)
+        var refusal: MQTTRefusal?
+        if reason >= 0x80 {
+            let words = mosquitto_reason_string(reason).map { String(cString: $0) } ?? "reason code \(reason)"
+            refusal = MQTTRefusal(topic: topic ?? "?", reason: words)
+        }
+        events?.acknowledged(messageID: mid, refusal: refusal)
+    }
+
+    /// libmosquitto's error lines, kept for the next failure report (every attempt reports its own failure:
+    /// the blocking connect's result, or the end of a connection that never came up). A refused certificate
+    /// is the line that explains a failed handshake; OpenSSL's later lines of the same attempt do not replace it.
+    private func didLogError(_ text: String) {
+        transportError.withLock { last in
+            if last?.contains("certificate verify failed") != true || text.contains("certificate verify failed") { last = text }
+        }
+    }
+
+    /// Why the last connection attempt failed, in words (nil while connected or before any attempt).
+    var lastFailure: String? { failures.withLock { $0.lastReason } }
+
+    /// After a failed attempt, the next of a cluster's brokers (`mqtt.hosts`) is tried; a connection that
+    /// works stays where it is (one that is lost tries its broker again first).
+    private func moveToNextBroker() {
+        let brokers = settings.brokers
+        guard brokers.count > 1 else { return }
+        currentBroker.withLock { current in
+            let index = brokers.firstIndex(of: current) ?? 0
+            current = brokers[(index + 1) % brokers.count]
+        }
+    }
+}
+
+/// Why a connection attempt failed, in words a person can act on (a refused certificate names the CA file and
+/// the host name to check), said once per reason and then once a minute with the count (`RepeatedFailures`).
+extension MosquittoConnection {
+    /// Says why attempts fail: at once for a reason not said before, then once a minute with the count, so a
+    /// broker that stays away does not fill the journal.
+    private func reportFailure(_ reason: String) {
+        let now = SystemClock.monotonicSeconds()
+        let (say, attempts) = failures.withLock { f in (f.failed(reason, at: now), f.attempts) }
+        guard say else { return }
+        logger.warning("cannot connect to the broker; retrying with backoff", [
+            ("mqtt.broker", "\(broker.host):\(broker.port)"), ("mqtt.reason", reason), ("mqtt.attempts", String(attempts)),
+        ])
+    }
+
+    /// The result code in words, with what OpenSSL said when TLS failed. `systemError` is the errno of the
+    /// failed call, read right after it: anything in between (closing or unwatching the socket) changes errno.
+    private func failureReason(_ rc: Int32, errno systemError: Int32 = Glibc.errno) -> String {
+        // The last error line stays until a connection succeeds: libmosquitto may report the failed result
+        // before or after the line that explains it, and both must give the same reason.
+        let detail = transportError.withLock { $0 }
+        // bookworm's libmosquitto ends a refused handshake with MOSQ_ERR_TLS; trixie's (2.0.21) with an errno of
+        // EPROTO ("Protocol error") and no log line.
+        let tlsFailure = settings.tls != nil
+            && ([MOSQ_ERR_TLS.rawValue, MOSQ_ERR_CONN_LOST.rawValue, MOSQ_ERR_PROTOCOL.rawValue].contains(rc)
+                || (rc == MOSQ_ERR_ERRNO.rawValue && systemError == EPROTO))
+        if let detail, tlsFailure, detail.contains("certificate verify failed") {
+            return "TLS: the broker's certificate was not accepted: not signed by mqtt.ca_file (\(settings.tls?.caFile ?? "?")), expired, "
+                + "or not issued for the name \(broker.host) (mqtt.host must be a name or address the certificate lists)"
+        }
+        if let detail, tlsFailure, detail.contains("SSL") || detail.contains("TLS") {
+            return "TLS: \(detail)"
+        }
+        if tlsFailure {
+            // Some libmosquitto versions say only "Protocol error" for a refused handshake, and log nothing.
+            return "TLS: the connection failed during the handshake (\(Self.describe(rc, errno: systemError))): check that mqtt.ca_file "
+                + "(\(settings.tls?.caFile ?? "?")) signed the broker's certificate and that it lists \(broker.host)"
+        }
+        if rc == MOSQ_ERR_ERRNO.rawValue, systemError == ECONNREFUSED {
+            return "connection refused: nothing listens on \(broker.host):\(broker.port) (is mosquitto running? mqtt.port?)"
+        }
+        return Self.describe(rc, errno: systemError)
+    }
+
+    static func describe(_ rc: Int32, errno systemError: Int32 = Glibc.errno) -> String {
+        if rc == MOSQ_ERR_ERRNO.rawValue { return String(cString: strerror(systemError)) }
+        // libmosquitto's own text is "Lookup error."; say what failed and where to look.
+        if rc == MOSQ_ERR_EAI.rawValue { return "cannot resolve the broker's host name (check mqtt.host, /etc/hosts and DNS)" }
+        return String(cString: mosquitto_strerror(rc))
+    }
+}
+
+/// The orderly stop: the retained `offline` status acknowledged (or every retained topic cleared, where asked),
+/// an attempt in progress called off, then the connection closed.
+extension MosquittoConnection {
+    /// How long a stop waits for a connection attempt in progress: its blocking steps (DNS, the TCP connect, the
+    /// TLS handshake) can take minutes against a broker whose packets vanish, far past systemd's stop timeout.
+    private static let attemptGraceSeconds = 2.0
+    /// How long a broker has to answer CONNECT once the socket is open (mosquitto answers in milliseconds).
+    private static let connackTimeoutSeconds = 10.0
+
+    /// Publishes the retained `offline` status and waits (up to `offlineTimeout` seconds) for the broker's
+    /// PUBACK, then disconnects and tries no more. What the broker sent meanwhile is read first, so its last
+    /// acknowledgements reach `events` before `connectionEnded`.
+    func close(offlineTimeout: Double) async {
+        if settings.statusTopic != nil {
+            let acknowledged = await withDeadline(seconds: offlineTimeout) { [self] in
+                let cancelled = Locked(false)
+                return await withTaskCancellationHandler {
+                    await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                        loop.execute { [self] in
+                            if cancelled.withLock({ $0 }) { continuation.resume(returning: false) } else { publishOffline(continuation) }
+                        }
+                    }
+                } onCancel: {
+                    cancelled.withLock { $0 = true }
+                    loop.execute { [self] in resumeOffline(false) }
+                }
+            }
+            if case .deadline = acknowledged { logger.warning("broker did not acknowledge the offline status in time") }
+        }
+        stopping.withLock { $0 = true }
+        await callOffAttempts()
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            loop.execute { [self] in
+                keepalive?.cancel()
+                connackDeadline?.cancel()
+                ackSweep?.cancel()
+                ackSweep = nil
+                readWaiting()
+                readsDeferred = false
+                if case .open(let socket) = phase {
+                    mosquitto_disconnect(handle)
+                    _ = mosquitto_loop_write(handle, 1)
+                    loop.unwatch(socket)
+                }
+                phase = .idle
+                connectedFlag.withLock { $0 = false }
+                events?.connectionEnded()
+                resumeOffline(false)
+                done.resume()
+            }
+        }
+    }
+
+    /// On the loop: sends `offline` (retained, QoS 1), or clears every retained topic and the status where
+    /// asked, and resumes `acknowledged` on the status's PUBACK, or at once with false when not connected.
+    private func publishOffline(_ acknowledged: CheckedContinuation<Bool, Never>) {
+        guard isConnected, let status = settings.statusTopic else {
+            acknowledged.resume(returning: false)
+            return
+        }
+        // Where asked (the demo), nothing is left behind: every retained topic is cleared, the status last.
+        for topic in retainedTopics.sorted() where topic != status {
+            mosquitto_publish(handle, nil, topic, 0, nil, 1, true)
+        }
+        var mid: Int32 = 0
+        let offline = settings.clearRetainedAtStop ? [] : Array("offline".utf8)
+        guard mosquitto_publish(handle, &mid, status, Int32(offline.count), offline, 1, true) == MOSQ_ERR_SUCCESS.rawValue else {
+            acknowledged.resume(returning: false)
+            return
+        }
+        offlineMessage = mid
+        offlineAcknowledged = acknowledged
+        flush()
+    }
+
+    private func resumeOffline(_ value: Bool) {
+        offlineAcknowledged?.resume(returning: value)
+        offlineAcknowledged = nil
+        offlineMessage = nil
+    }
+
+    /// At a stop: calls off the next attempt, and waits for one in progress at most `attemptGraceSeconds`. An
+    /// attempt still running after that is left to end on its own thread (it holds the connection until then,
+    /// and touches nothing once it sees the stop).
+    private func callOffAttempts() async {
+        let ended = await withDeadline(seconds: Self.attemptGraceSeconds) { [self] in
+            let cancelled = Locked(false)
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                    loop.execute { [self] in
+                        nextAttempt?.cancel()
+                        nextAttempt = nil
+                        if attemptRunning, !cancelled.withLock({ $0 }) { attemptWaiters.append(done) } else { done.resume() }
+                    }
+                }
+            } onCancel: {
+                cancelled.withLock { $0 = true }
+                loop.execute { [self] in
+                    for waiter in attemptWaiters { waiter.resume() }
+                    attemptWaiters.removeAll()
+                }
+            }
+        }
+        if case .deadline = ended {
+            logger.warning("a connection attempt to the broker has not ended (no answer); stopping without waiting for it",
+                           [("mqtt.broker", "\(broker.host):\(broker.port)")])
+        }
     }
 }

@@ -41,20 +41,20 @@ public final class SQLiteRideStore: @unchecked Sendable {
     public let newRideAfter: Double
     /// The zones and the rider the totals are counted for.
     public let context: RideStatistics.Context
-    var db: OpaquePointer?
+    private(set) var db: OpaquePointer?
     /// This run's distance offset into its ride: the gateway's distance restarts at 0 with each run (and is
     /// measured from the run's start), the ride's carries on.
-    var runOffset: (ride: Int64, offset: Double)?
+    private var runOffset: (ride: Int64, offset: Double)?
     /// Rides this store closed (a new one began after them, or they were ended), for the sink to export.
-    var finished: [Int64] = []
+    private var finished: [Int64] = []
     /// The sensors seen in this run, written to each ride they ride along in.
-    var devices: [String: RideDevice] = [:]
+    private var devices: [String: RideDevice] = [:]
     /// Which (ride, sensor) rows hold the device as it is now.
-    var devicesWritten: [String: (ride: Int64, device: RideDevice)] = [:]
+    private var devicesWritten: [String: (ride: Int64, device: RideDevice)] = [:]
     /// After a ride was ended on purpose: nothing is kept until the bike moves again.
-    var awaitingMovement = false
+    private var awaitingMovement = false
     /// A ride begun without a position (named "Indoor ride …" until a point with one names it by its place).
-    var unplacedRide: Int64?
+    private var unplacedRide: Int64?
 
     public init(path: String, newRideAfter: Double = 30 * 60, context: RideStatistics.Context = .init(), readOnly: Bool = false) throws(SpoolError) {
         self.path = path
@@ -129,7 +129,7 @@ public final class SQLiteRideStore: @unchecked Sendable {
         var distance: Double
     }
 
-    func lastRide() throws(SpoolError) -> LastRide? {
+    private func lastRide() throws(SpoolError) -> LastRide? {
         let statement = try prepare("SELECT id, start, end, coalesce(moved, end), points, distance FROM rides WHERE closed = 0 ORDER BY end DESC LIMIT 1")
         defer { sqlite3_finalize(statement) }
         let step = sqlite3_step(statement)
@@ -171,17 +171,470 @@ public final class SQLiteRideStore: @unchecked Sendable {
 
     // MARK: C API helpers (shared with the other SQLite file: SQLiteCalls)
 
-    func bind(_ statement: OpaquePointer, _ index: Int32, _ value: Double?) {
+    private func bind(_ statement: OpaquePointer, _ index: Int32, _ value: Double?) {
         if let value, value.isFinite { sqlite3_bind_double(statement, index, value) } else { sqlite3_bind_null(statement, index) }
     }
 
-    func bind(_ statement: OpaquePointer, _ index: Int32, _ value: String?) {
+    private func bind(_ statement: OpaquePointer, _ index: Int32, _ value: String?) {
         if let value { SQLiteCalls.bindText(statement, index, value) } else { sqlite3_bind_null(statement, index) }
     }
 
     func execute(_ sql: String) throws(SpoolError) { try SQLiteCalls.execute(db, sql, path: path) }
     func prepare(_ sql: String) throws(SpoolError) -> OpaquePointer { try SQLiteCalls.prepare(db, sql, path: path) }
     func scalar(_ sql: String) throws(SpoolError) -> Int64 { try SQLiteCalls.scalar(db, sql, path: path) }
-    func error(_ operation: String) -> SpoolError { SQLiteCalls.error(db, operation, path: path) }
-    func text(_ statement: OpaquePointer, _ column: Int32) -> String { SQLiteCalls.text(statement, column) }
+    private func error(_ operation: String) -> SpoolError { SQLiteCalls.error(db, operation, path: path) }
+    private func text(_ statement: OpaquePointer, _ column: Int32) -> String { SQLiteCalls.text(statement, column) }
+}
+
+extension SQLiteRideStore {
+    /// One batch's writes, inside its transaction: its statements prepared once, the current ride's row written
+    /// once at the end (or when the ride closes).
+    struct BatchWriter {
+        private let store: SQLiteRideStore
+        private var current: LastRide?
+        private let insert: OpaquePointer
+        private let rideRow: OpaquePointer
+        private var rowPoints = 0
+        private var rowMovingSeconds = 0.0
+
+        init(store: SQLiteRideStore, current: LastRide?) throws(SpoolError) {
+            self.store = store
+            self.current = current
+            insert = try store.prepare("""
+                INSERT INTO points (ride, time, lat, lon, alt, speed, distance, hr, cadence, power, moving)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+                """)
+            do {
+                rideRow = try store.prepare("UPDATE rides SET end = ?1, moved = ?2, points = points + ?3, distance = ?4, moving = moving + ?5 WHERE id = ?6")
+            } catch {
+                sqlite3_finalize(insert)
+                throw error
+            }
+        }
+
+        func finalize() {
+            sqlite3_finalize(insert)
+            sqlite3_finalize(rideRow)
+        }
+
+        /// Stores a point in its ride; returns the ride it closed first, if it starts a new one.
+        mutating func add(_ point: RidePoint) throws(SpoolError) -> Int64? {
+            let t = point.time.secondsSince1970
+            guard t.isFinite else { return nil }
+            if store.awaitingMovement {
+                guard point.moving else { return nil }
+                store.awaitingMovement = false
+            }
+            var offset = store.runOffset
+            if let ride = current, offset?.ride != ride.id { offset = (ride.id, ride.distance - point.distance) }
+            let distance = max(current?.distance ?? 0, point.distance + (offset?.offset ?? 0))
+            let moving = point.moving || distance > (current?.distance ?? 0) + 0.5
+            var closed: Int64?
+            if let ride = current, t - ride.moved > store.newRideAfter || t < ride.start {
+                // Stood still (or was off) longer than a stop: the ride is over now — not when the bike next moves,
+                // so it is exported and uploaded while the bike stands at home — and nothing is kept until the bike
+                // moves, then a new ride.
+                guard moving || t < ride.start else {
+                    store.runOffset = offset
+                    store.awaitingMovement = true
+                    return try close(ride) // parked: over
+                }
+                closed = try close(ride)
+            }
+            if current == nil {
+                try create(point)
+                offset = nil
+            }
+            guard var ride = current, t > ride.end || ride.points == 0 else { return closed } // a repeated or old epoch
+            if offset?.ride != ride.id { offset = (ride.id, ride.distance - point.distance) }
+            store.runOffset = offset
+            let pointDistance = max(ride.distance, point.distance + (offset?.offset ?? 0))
+            let movingTime = ride.points > 0 && point.moving && t - ride.end <= RideStatistics.maximumGap ? t - ride.end : 0
+            try insertPoint(point, ride: ride.id, distance: pointDistance)
+            if point.position != nil, store.unplacedRide == ride.id { try store.name(ride: ride.id, from: point) }
+            if moving { ride.moved = t }
+            ride.end = t
+            ride.points += 1
+            ride.distance = pointDistance
+            rowPoints += 1
+            rowMovingSeconds += movingTime
+            current = ride
+            return closed
+        }
+
+        private func insertPoint(_ point: RidePoint, ride: Int64, distance: Double) throws(SpoolError) {
+            sqlite3_reset(insert)
+            sqlite3_bind_int64(insert, 1, ride)
+            sqlite3_bind_double(insert, 2, point.time.secondsSince1970)
+            store.bind(insert, 3, point.position?.latitude)
+            store.bind(insert, 4, point.position?.longitude)
+            store.bind(insert, 5, point.altitude)
+            store.bind(insert, 6, point.speed)
+            sqlite3_bind_double(insert, 7, distance)
+            store.bind(insert, 8, point.heartRate.map(Double.init))
+            store.bind(insert, 9, point.cadence)
+            store.bind(insert, 10, point.power.map(Double.init))
+            sqlite3_bind_int(insert, 11, point.moving ? 1 : 0)
+            guard sqlite3_step(insert) == SQLITE_DONE else { throw store.error("insert point") }
+        }
+
+        private mutating func create(_ point: RidePoint) throws(SpoolError) {
+            let t = point.time.secondsSince1970
+            let name = point.position.map { RideName.make(start: point.time, latitude: $0.latitude, longitude: $0.longitude) }
+                ?? RideName.make(start: point.time)
+            let create = try store.prepare("INSERT INTO rides (start, end, moved, distance, name, ftp, power_zones) VALUES (?1, ?1, ?1, 0, ?2, ?3, ?4)")
+            sqlite3_bind_double(create, 1, t)
+            SQLiteCalls.bindText(create, 2, name)
+            store.bind(create, 3, store.context.thresholdPower.map(Double.init))
+            store.bind(create, 4, store.context.powerZones.map { $0.lowerBounds.map(String.init).joined(separator: ",") })
+            let created = sqlite3_step(create)
+            sqlite3_finalize(create)
+            guard created == SQLITE_DONE else { throw store.error("create a ride") }
+            current = LastRide(id: sqlite3_last_insert_rowid(store.db), start: t, end: t, moved: t, points: 0, distance: 0)
+            store.unplacedRide = point.position == nil ? current?.id : nil
+            try writeDevices()
+        }
+
+        /// Closes the current ride: its row, its standing tail dropped, its totals. The id when it remains.
+        private mutating func close(_ ride: LastRide) throws(SpoolError) -> Int64? {
+            try writeRow()
+            current = nil
+            return try store.close(ride) ? ride.id : nil
+        }
+
+        /// The rider ended the ride: it closes as it is (its tail kept), and the next movement starts a new one.
+        mutating func end(at time: Timestamp) throws(SpoolError) -> Int64? {
+            guard var ride = current, time.secondsSince1970 >= ride.start else { return nil }
+            ride.moved = ride.end
+            current = ride
+            store.awaitingMovement = true
+            return try close(ride)
+        }
+
+        mutating func lap(_ mark: LapMark) throws(SpoolError) {
+            guard let ride = current, mark.time.secondsSince1970 >= ride.start else { return }
+            let statement = try store.prepare("INSERT INTO laps (ride, time, trigger) VALUES (?1, ?2, ?3)")
+            defer { sqlite3_finalize(statement) }
+            sqlite3_bind_int64(statement, 1, ride.id)
+            sqlite3_bind_double(statement, 2, mark.time.secondsSince1970)
+            SQLiteCalls.bindText(statement, 3, mark.trigger.rawValue)
+            guard sqlite3_step(statement) == SQLITE_DONE else { throw store.error("store a lap") }
+        }
+
+        /// The sensors seen in this run, on the current ride: written when they are new to it or changed.
+        mutating func writeDevices() throws(SpoolError) {
+            guard let ride = current else { return }
+            for device in store.devices.values.sorted(by: { $0.sensorID < $1.sensorID }) {
+                if let written = store.devicesWritten[device.sensorID], written.ride == ride.id, written.device == device { continue }
+                try store.storeDevice(device, ride: ride.id)
+                store.devicesWritten[device.sensorID] = (ride.id, device)
+            }
+        }
+
+        /// The current ride's row, with what the batch added to it.
+        private mutating func writeRow() throws(SpoolError) {
+            guard let ride = current, rowPoints > 0 else { return }
+            sqlite3_reset(rideRow)
+            sqlite3_bind_double(rideRow, 1, ride.end)
+            sqlite3_bind_double(rideRow, 2, ride.moved)
+            sqlite3_bind_int64(rideRow, 3, Int64(rowPoints))
+            sqlite3_bind_double(rideRow, 4, ride.distance)
+            sqlite3_bind_double(rideRow, 5, rowMovingSeconds)
+            sqlite3_bind_int64(rideRow, 6, ride.id)
+            guard sqlite3_step(rideRow) == SQLITE_DONE else { throw store.error("update ride") }
+            rowPoints = 0
+            rowMovingSeconds = 0
+        }
+
+        mutating func finish() throws(SpoolError) {
+            try writeRow()
+        }
+    }
+}
+
+extension SQLiteRideStore {
+    /// Every ride, oldest first. A ride still open (or from before totals were stored) has them worked out from
+    /// its points. A read that fails partway (a damaged page) is an error, never a shorter list.
+    public func rides() throws(SpoolError) -> [Ride] {
+        try rides(matching: "")
+    }
+
+    /// One ride (nil: no such ride), without working out any other's totals.
+    public func ride(id: Int64) throws(SpoolError) -> Ride? {
+        try rides(matching: "WHERE id = \(id)").first
+    }
+
+    /// The newest closed ride: its totals are stored, so no open ride's points are read.
+    public func newestClosedRide() throws(SpoolError) -> Ride? {
+        try rides(matching: "WHERE closed = 1 AND start = (SELECT max(start) FROM rides WHERE closed = 1)").last
+    }
+
+    private func rides(matching condition: String) throws(SpoolError) -> [Ride] {
+        let statement = try prepare("""
+            SELECT id, start, end, points, distance, moving, exported, name, closed, totals,
+                   (SELECT count(*) FROM laps WHERE laps.ride = rides.id) FROM rides \(condition) ORDER BY start
+            """)
+        defer { sqlite3_finalize(statement) }
+        var result: [Ride] = []
+        while try step(statement, "read the rides") {
+            let exported = text(statement, 6).split(separator: ",").map(String.init)
+            let totals = sqlite3_column_type(statement, 9) == SQLITE_NULL ? nil : RideStatistics(stored: text(statement, 9))
+            result.append(Ride(id: sqlite3_column_int64(statement, 0), name: text(statement, 7),
+                               start: Timestamp(secondsSince1970: sqlite3_column_double(statement, 1)),
+                               end: Timestamp(secondsSince1970: sqlite3_column_double(statement, 2)), points: Int(sqlite3_column_int64(statement, 3)),
+                               distanceMeters: sqlite3_column_double(statement, 4), movingSeconds: sqlite3_column_double(statement, 5),
+                               exported: exported, closed: sqlite3_column_int(statement, 8) != 0, statistics: totals,
+                               laps: Int(sqlite3_column_int64(statement, 10)) + 1))
+        }
+        for index in result.indices where result[index].statistics == nil {
+            result[index].statistics = try summary(ride: result[index].id)?.statistics
+        }
+        return result
+    }
+
+    /// The ride's points in time order, one at a time: a long ride is never whole in memory.
+    public func forEachPoint(ride: Int64, _ body: (RidePoint) throws(SpoolError) -> Void) throws(SpoolError) {
+        let statement = try prepare("SELECT time, lat, lon, alt, speed, distance, hr, cadence, power, moving FROM points WHERE ride = ?1 ORDER BY time")
+        defer { sqlite3_finalize(statement) }
+        sqlite3_bind_int64(statement, 1, ride)
+        while try step(statement, "read the ride's points") {
+            func optional(_ column: Int32) -> Double? {
+                sqlite3_column_type(statement, column) == SQLITE_NULL ? nil : sqlite3_column_double(statement, column)
+            }
+            try body(RidePoint(time: Timestamp(secondsSince1970: sqlite3_column_double(statement, 0)),
+                               latitude: optional(1), longitude: optional(2), altitude: optional(3), speed: optional(4),
+                               distance: sqlite3_column_double(statement, 5), moving: sqlite3_column_int(statement, 9) != 0,
+                               heartRate: optional(6).flatMap { Int(rounding: $0, within: 0...0xFFFF) }, cadence: optional(7),
+                               power: optional(8).flatMap { Int(rounding: $0, within: -0x8000...0xFFFF) }))
+        }
+    }
+
+    public func points(ride: Int64) throws(SpoolError) -> [RidePoint] {
+        var points: [RidePoint] = []
+        try forEachPoint(ride: ride) { points.append($0) }
+        return points
+    }
+
+    public func laps(ride: Int64) throws(SpoolError) -> [LapMark] {
+        let statement = try prepare("SELECT time, trigger FROM laps WHERE ride = ?1 ORDER BY time")
+        defer { sqlite3_finalize(statement) }
+        sqlite3_bind_int64(statement, 1, ride)
+        var marks: [LapMark] = []
+        while try step(statement, "read the ride's laps") {
+            marks.append(LapMark(time: Timestamp(secondsSince1970: sqlite3_column_double(statement, 0)),
+                                 trigger: LapMark.Trigger(rawValue: text(statement, 1)) ?? .manual))
+        }
+        return marks
+    }
+
+    public func devices(ride: Int64) throws(SpoolError) -> [RideDevice] {
+        let statement = try prepare("SELECT sensor, kind, measures, name, manufacturer, model, serial, battery FROM devices WHERE ride = ?1 ORDER BY sensor")
+        defer { sqlite3_finalize(statement) }
+        sqlite3_bind_int64(statement, 1, ride)
+        var devices: [RideDevice] = []
+        while try step(statement, "read the ride's sensors") {
+            func optionalText(_ column: Int32) -> String? { sqlite3_column_type(statement, column) == SQLITE_NULL ? nil : text(statement, column) }
+            guard let kind = SensorProfile.named(text(statement, 1)) else { continue }
+            devices.append(RideDevice(sensorID: text(statement, 0), kind: kind,
+                                      measures: Set(text(statement, 2).split(separator: ",").compactMap { SensorMeasure(rawValue: String($0)) }),
+                                      name: optionalText(3), manufacturer: optionalText(4), model: optionalText(5), serialNumber: optionalText(6),
+                                      batteryPercent: sqlite3_column_type(statement, 7) == SQLITE_NULL ? nil : Int(sqlite3_column_int(statement, 7))))
+        }
+        return devices
+    }
+
+    /// The ride's totals and laps from its points (a pass over them), counted in the zones it was ridden with.
+    public func summary(ride: Int64) throws(SpoolError) -> RideSummary? {
+        var builder = RideSummary.Builder(laps: try laps(ride: ride), context: try context(ride: ride))
+        try forEachPoint(ride: ride) { builder.add($0) }
+        return builder.finish()
+    }
+
+    /// This store's context with the FTP and power zones the ride was ridden with, where the ride log has them (a
+    /// ride recorded before they were kept, or without an FTP, is counted in this store's).
+    public func context(ride: Int64) throws(SpoolError) -> RideStatistics.Context {
+        let statement = try prepare("SELECT ftp, power_zones FROM rides WHERE id = ?1 AND power_zones IS NOT NULL")
+        defer { sqlite3_finalize(statement) }
+        sqlite3_bind_int64(statement, 1, ride)
+        var ridden = context
+        guard try step(statement, "read the ride's zones") else { return ridden }
+        let zones = ZoneBoundaries(lowerBounds: text(statement, 1).split(separator: ",").compactMap { Int($0) })
+        guard zones.isValid, zones.lowerBounds.allSatisfy({ (0...0xFFFE).contains($0) }) else { return ridden }
+        ridden.powerZones = zones
+        ridden.thresholdPower = sqlite3_column_type(statement, 0) == SQLITE_NULL ? nil : Int(sqlite3_column_int64(statement, 0))
+        return ridden
+    }
+
+    /// One step of a query: true for a row, false at its end, an error for anything else (SQLITE_CORRUPT is not
+    /// "no more rows").
+    private func step(_ statement: OpaquePointer, _ operation: String) throws(SpoolError) -> Bool {
+        switch sqlite3_step(statement) {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default: throw error(operation)
+        }
+    }
+}
+
+extension SQLiteRideStore {
+    /// Ends a ride: drops its standing tail, marks it closed, stores its totals; a ride that never moved is
+    /// removed. True when the ride remains (worth exporting).
+    private func close(_ ride: LastRide) throws(SpoolError) -> Bool {
+        guard try scalar("SELECT count(*) FROM points WHERE ride = \(ride.id) AND moving = 1") > 0 else {
+            try execute("DELETE FROM points WHERE ride = \(ride.id); DELETE FROM laps WHERE ride = \(ride.id); DELETE FROM devices WHERE ride = \(ride.id); DELETE FROM rides WHERE id = \(ride.id)")
+            return false
+        }
+        try execute("""
+            DELETE FROM points WHERE ride = \(ride.id) AND time > \(ride.moved);
+            UPDATE rides SET end = \(ride.moved), closed = 1, points = (SELECT count(*) FROM points WHERE ride = \(ride.id)) WHERE id = \(ride.id);
+            """)
+        try storeTotals(ride: ride.id)
+        if unplacedRide == ride.id { unplacedRide = nil }
+        return true
+    }
+
+    /// Works out and stores a ride's totals (for `rides list` and `rides/last`).
+    public func storeTotals(ride: Int64) throws(SpoolError) {
+        guard let summary = try summary(ride: ride) else { return }
+        let statement = try prepare("UPDATE rides SET totals = ?1 WHERE id = ?2")
+        defer { sqlite3_finalize(statement) }
+        SQLiteCalls.bindText(statement, 1, summary.statistics.stored)
+        sqlite3_bind_int64(statement, 2, ride)
+        guard sqlite3_step(statement) == SQLITE_DONE else { throw error("store totals") }
+    }
+
+    /// Names a ride begun without a position from the first point that has one.
+    private func name(ride: Int64, from point: RidePoint) throws(SpoolError) {
+        guard let position = point.position else { return }
+        let statement = try prepare("UPDATE rides SET name = ?1 WHERE id = ?2")
+        defer { sqlite3_finalize(statement) }
+        let start = Timestamp(secondsSince1970: Double(try scalar("SELECT CAST(start AS INTEGER) FROM rides WHERE id = \(ride)")))
+        SQLiteCalls.bindText(statement, 1, RideName.make(start: start, latitude: position.latitude, longitude: position.longitude))
+        sqlite3_bind_int64(statement, 2, ride)
+        guard sqlite3_step(statement) == SQLITE_DONE else { throw error("name a ride") }
+        unplacedRide = nil
+    }
+
+    private func storeDevice(_ device: RideDevice, ride: Int64) throws(SpoolError) {
+        let statement = try prepare("""
+            INSERT OR REPLACE INTO devices (ride, sensor, kind, measures, name, manufacturer, model, serial, battery)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+            """)
+        defer { sqlite3_finalize(statement) }
+        sqlite3_bind_int64(statement, 1, ride)
+        SQLiteCalls.bindText(statement, 2, device.sensorID)
+        SQLiteCalls.bindText(statement, 3, device.kind.rawValue)
+        SQLiteCalls.bindText(statement, 4, device.measures.sorted().map(\.rawValue).joined(separator: ","))
+        bind(statement, 5, device.name)
+        bind(statement, 6, device.manufacturer)
+        bind(statement, 7, device.model)
+        bind(statement, 8, device.serialNumber)
+        bind(statement, 9, device.batteryPercent.map(Double.init))
+        guard sqlite3_step(statement) == SQLITE_DONE else { throw error("store a sensor") }
+    }
+
+    /// Notes that a closed ride was exported in `format` (for `rides list`, and so the size limit removes exported
+    /// rides first). A ride still open is not marked: a file of half a ride is not the ride.
+    public func markExported(ride: Int64, format: String) throws(SpoolError) {
+        guard let current = try rides().first(where: { $0.id == ride }), current.closed, !current.exported.contains(format) else { return }
+        let list = (current.exported + [format]).sorted().joined(separator: ",")
+        try execute("UPDATE rides SET exported = '\(list.filter { $0.isLetter || $0 == "," })' WHERE id = \(ride)")
+    }
+
+    public func delete(ride: Int64) throws(SpoolError) {
+        try execute("BEGIN; DELETE FROM points WHERE ride = \(ride); DELETE FROM laps WHERE ride = \(ride); DELETE FROM devices WHERE ride = \(ride); DELETE FROM uploads WHERE ride = \(ride); DELETE FROM rides WHERE id = \(ride); COMMIT;")
+    }
+
+    /// Bytes the rides take in the file (pages in use; pages freed by removed rides are reused, not returned).
+    public func usedBytes() throws(SpoolError) -> Int64 {
+        try scalar("PRAGMA page_size") * (try scalar("PRAGMA page_count") - (try scalar("PRAGMA freelist_count")))
+    }
+
+    /// Keeps the ride log within its limits: rides that ended more than `maximumAgeDays` before `now` go,
+    /// then, while the file holds more than `maximumBytes`, the oldest rides, exported ones first. A ride still
+    /// open (perhaps going on) is never removed. Returns what was removed.
+    public func prune(maximumBytes: Int64?, maximumAgeDays: Double?, now: Timestamp) throws(SpoolError) -> [Ride] {
+        var candidates = try rides().filter(\.closed)
+        var removed: [Ride] = []
+        if let days = maximumAgeDays {
+            for ride in candidates where now - ride.end > days * 86_400 {
+                try delete(ride: ride.id)
+                removed.append(ride)
+            }
+            candidates.removeAll { ride in removed.contains { $0.id == ride.id } }
+        }
+        if let maximumBytes {
+            candidates.sort { ($0.exported.isEmpty ? 1 : 0, $0.start) < ($1.exported.isEmpty ? 1 : 0, $1.start) }
+            for ride in candidates {
+                guard try usedBytes() > maximumBytes else { break }
+                try delete(ride: ride.id)
+                removed.append(ride)
+            }
+        }
+        return removed
+    }
+}
+
+/// The upload queue: a row per finished ride and training site, in the ride log beside the ride itself, so it
+/// is synced with it and survives what the ride survives (a restart, a power cut).
+extension SQLiteRideStore {
+    /// Queues the ride for each site it is not queued for yet (a ride queued before keeps its row and state).
+    public func queueUploads(ride: Int64, services: [UploadService]) throws(SpoolError) {
+        for service in services {
+            try execute("INSERT OR IGNORE INTO uploads (ride, service, state) VALUES (\(ride), '\(service.rawValue)', 'queued')")
+        }
+    }
+
+    /// Every queued upload (`ride`: that ride's only), by ride then site.
+    public func uploads(ride: Int64? = nil) throws(SpoolError) -> [UploadJob] {
+        let statement = try prepare("""
+            SELECT ride, service, state, attempts, next_attempt, upload_id, activity_id, activity_url, detail FROM uploads
+            \(ride.map { "WHERE ride = \($0)" } ?? "") ORDER BY ride, service
+            """)
+        defer { sqlite3_finalize(statement) }
+        var jobs: [UploadJob] = []
+        while try step(statement, "read the upload queue") {
+            // A row no release wrote (a hand edit, a later release's site) is left alone.
+            guard let service = UploadService(rawValue: text(statement, 1)), let state = UploadJob.State(rawValue: text(statement, 2)) else {
+                continue
+            }
+            var job = UploadJob(ride: sqlite3_column_int64(statement, 0), service: service)
+            job.state = state
+            job.attempts = Int(sqlite3_column_int64(statement, 3))
+            job.nextAttempt = optionalDouble(statement, 4).map { Timestamp(secondsSince1970: $0) }
+            job.uploadID = optionalText(statement, 5)
+            job.activityID = optionalText(statement, 6)
+            job.activityURL = optionalText(statement, 7)
+            job.detail = optionalText(statement, 8)
+            jobs.append(job)
+        }
+        return jobs
+    }
+
+    /// Writes the job's row (synced, as every write to the ride log is).
+    public func update(_ job: UploadJob) throws(SpoolError) {
+        let statement = try prepare("""
+            INSERT OR REPLACE INTO uploads (ride, service, state, attempts, next_attempt, upload_id, activity_id, activity_url, detail)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        defer { sqlite3_finalize(statement) }
+        sqlite3_bind_int64(statement, 1, job.ride)
+        bind(statement, 2, job.service.rawValue)
+        bind(statement, 3, job.state.rawValue)
+        sqlite3_bind_int64(statement, 4, Int64(job.attempts))
+        bind(statement, 5, job.nextAttempt?.secondsSince1970)
+        bind(statement, 6, job.uploadID)
+        bind(statement, 7, job.activityID)
+        bind(statement, 8, job.activityURL)
+        bind(statement, 9, job.detail)
+        guard sqlite3_step(statement) == SQLITE_DONE else { throw error("write the upload queue") }
+    }
+
+    private func optionalText(_ statement: OpaquePointer, _ column: Int32) -> String? {
+        sqlite3_column_type(statement, column) == SQLITE_NULL ? nil : text(statement, column)
+    }
+
+    private func optionalDouble(_ statement: OpaquePointer, _ column: Int32) -> Double? {
+        sqlite3_column_type(statement, column) == SQLITE_NULL ? nil : sqlite3_column_double(statement, column)
+    }
 }

@@ -12,8 +12,9 @@ public enum HandoffOverflow: Sendable {
 /// `onTermination` runs once, and nothing more is kept.
 ///
 /// Every channel of ridegate's is this one (a descriptor's chunks, `ChunkStream`; the gateway's events,
-/// `EventChannel`; a sensor's notifications, `ATTClient.notifications`). An `AsyncStream` did the job, but its code is the standard library's, unspecialised: every
-/// element looked up generic type metadata (hash tables, cold after 100 ms asleep). This one is inlinable, so
+/// `EventChannel`; a sensor's notifications, `ATTClient.notifications`). An `AsyncStream` did the job, but its
+/// code is the standard library's, unspecialised: every element looked up generic type metadata (hash tables,
+/// cold after 100 ms asleep). This one is inlinable, so
 /// each user gets it specialised, and the consumer waits on an unsafe continuation that is kept or resumed by
 /// one decision under the lock, never both.
 public final class Handoff<Element: Sendable>: Sendable {

@@ -23,7 +23,8 @@ import Testing
             points.append(RidePoint(
                 time: Timestamp(secondsSince1970: 1_782_057_600 + Double(second)), latitude: 40 + distance / 111_195, longitude: -105.27,
                 altitude: 1650 + Double(second % 200) / 4, speed: speed, distance: distance,
-                heartRate: (300..<360).contains(second) ? nil : 120 + second % 40, cadence: stopped ? nil : 85, power: stopped ? nil : 150 + second % 100))
+                    heartRate: (300..<360).contains(second) ? nil : 120 + second % 40, cadence: stopped ? nil : 85,
+                    power: stopped ? nil : 150 + second % 100))
         }
         try store.record(points)
         return state

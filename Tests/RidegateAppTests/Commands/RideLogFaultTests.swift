@@ -144,7 +144,9 @@ import Testing
                                     ["demo", "--start", "recorded", "--broker", "127.0.0.1:\(broker.port)", "--speed", "60", "--state-directory", state,
                                      "--device-id", "readonly"], captureOutput: true)
         await demo.waitForRideStart()
-        let health = await subscriber.wait(timeout: TestTime.seconds(15)) { $0.contains { $0.json["state_storage"] as? String == "read_only" && $0.json["ride_log"] as? String == "memory" } }
+        let health = await subscriber.wait(timeout: TestTime.seconds(15)) {
+            $0.contains { $0.json["state_storage"] as? String == "read_only" && $0.json["ride_log"] as? String == "memory" }
+        }
         #expect(health.contains { $0.json["state_storage"] as? String == "read_only" && $0.json["spool_mode"] as? String == "memory" }, "\(health)")
         try await TestTime.pause(2)
         demo.signal(SIGTERM)

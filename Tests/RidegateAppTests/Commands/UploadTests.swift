@@ -180,7 +180,11 @@ import Testing
         let rig = try await Rig.make()
         try FileManager.default.createDirectory(atPath: rig.state, withIntermediateDirectories: true)
         let store = try SQLiteRideStore(path: rig.state + "/rides.sqlite")
-        try store.record(entries: (0..<30).map { .point(RidePoint(time: Timestamp(secondsSince1970: 1_782_057_600 + Double($0)), distance: Double($0) * 5,
+        try store.record(
+            entries: (0..<30).map {
+                .point(
+                    RidePoint(
+                        time: Timestamp(secondsSince1970: 1_782_057_600 + Double($0)), distance: Double($0) * 5,
                                                                  moving: true)) } + [.end(Timestamp(secondsSince1970: 1_782_057_630))])
         var waiting = UploadJob(ride: 1, service: .strava)
         waiting.attempts = 6

@@ -52,7 +52,8 @@ struct RideStartTests {
                                             start: start, logger: log.logger())
         let pty = try PseudoTerminal()
         let events = EventLog([])
-        let receiver = GPSSource(devicePath: pty.devicePath, baud: .fixed(9600), clock: SystemClock(), logger: log.logger(), stopWhenDeviceCloses: true)
+        let receiver = GPSSource(
+            devicePath: pty.devicePath, baud: .fixed(9600), clock: SystemClock(), logger: log.logger(), stopWhenDeviceCloses: true)
         let reading = Task { await receiver.run(emit: events.append) }
         let playing = Task { await replayer.play(into: pty) }
         await EventLoop.sleep(seconds: 0.5)

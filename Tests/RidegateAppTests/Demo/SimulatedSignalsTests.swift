@@ -61,7 +61,10 @@ struct SimulatedSignalsTests {
         let start = Timestamp(secondsSince1970: 1_782_028_800)
         var points: [RidePoint] = []
         for (index, value) in Self.odd.enumerated() {
-            points.append(RidePoint(time: start + Double(index), latitude: 40, longitude: -105, altitude: value, speed: value, distance: Swift.max(0, value.isFinite ? value : 0),
+            points.append(
+                RidePoint(
+                    time: start + Double(index), latitude: 40, longitude: -105, altitude: value, speed: value,
+                    distance: Swift.max(0, value.isFinite ? value : 0),
                                     moving: true, heartRate: 120, cadence: value, power: 100))
         }
         var builder = RideSummary.Builder(laps: [], context: .init(powerZones: .power(ftp: 220)))
@@ -71,7 +74,8 @@ struct SimulatedSignalsTests {
             return
         }
         for format in RideFileFormat.allCases {
-            var writer = format.writer(RideExport(summary: summary, name: "odd", creator: "tests", context: .init(powerZones: .power(ftp: 220)), thresholdPower: 220))
+            var writer = format.writer(
+                RideExport(summary: summary, name: "odd", creator: "tests", context: .init(powerZones: .power(ftp: 220)), thresholdPower: 220))
             for point in points { writer.add(point) }
             writer.finish()
             #expect(!writer.take().isEmpty)

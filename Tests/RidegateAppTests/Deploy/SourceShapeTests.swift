@@ -2,12 +2,12 @@ import Foundation
 import RidegateTestSupport
 import Testing
 
-/// The code stays readable in one sitting: no Swift file over 400 lines, no function over 60 (a declaration
-/// line ending in `{` to the `}` at its indentation).
+/// The code reads in one sitting: a type's state and the code that keeps its invariants in one file, functions
+/// short enough to see at once, lines that fit a screen. Files are split by concern, never to meet a size.
 @Suite struct SourceShapeTests {
     static let folders = ["Sources", "Tests", "Fuzz"]
 
-    static func swiftFiles() -> [String] {
+    static func swiftFiles(in folders: [String] = folders) -> [String] {
         folders.flatMap { folder -> [String] in
             let base = RepositoryTextTests.root + "/" + folder
             let paths = FileManager.default.enumerator(atPath: base)?.compactMap { $0 as? String } ?? []
@@ -15,37 +15,83 @@ import Testing
         }
     }
 
-    static let declaration = try? NSRegularExpression(
-        pattern: #"^(\s*)(@\w+(\([^)]*\))?\s+)*((public|private|fileprivate|internal|static|mutating|nonisolated|override|final|convenience|required)\s+)*(func\s|init[?(<]|deinit\b)"#)
-
-    /// (first line, length) of each function, initialiser and deinitialiser in `lines`.
-    static func functions(_ lines: [Substring]) -> [(line: Int, length: Int)] {
-        guard let declaration else { return [] }
-        var found: [(Int, Int)] = []
-        for (index, line) in lines.enumerated() where line.hasSuffix("{") {
-            let text = String(line)
-            guard let match = declaration.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)),
-                  let indent = Range(match.range(at: 1), in: text).map({ String(text[$0]) }) else { continue }
-            if let end = lines[(index + 1)...].firstIndex(where: { $0.hasPrefix(indent + "}") }) {
-                found.append((index + 1, end - index + 1))
-            }
-        }
-        return found
+    static func lines(of file: String) throws -> [Substring] {
+        try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
     }
 
-    @Test("No Swift file over 400 lines, no function over 60")
-    func shape() throws {
+    static func name(_ file: String) -> String { String(file.dropFirst(RepositoryTextTests.root.count + 1)) }
+
+    @Test("No function over 60 lines")
+    func functionLength() throws {
         var long: [String] = []
         for file in Self.swiftFiles() {
-            let text = try String(contentsOfFile: file, encoding: .utf8)
-            let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-            let name = String(file.dropFirst(RepositoryTextTests.root.count + 1))
-            if lines.count > 401 { long.append("\(name): \(lines.count - 1) lines") }
-            for function in Self.functions(lines) where function.length > 60 {
-                long.append("\(name):\(function.line): a function of \(function.length) lines")
+            for function in SwiftOutline.functions(try Self.lines(of: file)) where function.length > 60 {
+                long.append("\(Self.name(file)):\(function.line): a function of \(function.length) lines")
             }
         }
         #expect(!Self.swiftFiles().isEmpty)
         #expect(long.isEmpty, "\(long.joined(separator: "\n"))")
+    }
+
+    /// String literals count as empty: a message stays whole on one line, where grep finds it.
+    @Test("No line's code over 150 columns")
+    func lineLength() throws {
+        var wide: [String] = []
+        for file in Self.swiftFiles() {
+            for (index, line) in try Self.lines(of: file).enumerated() where line.count > 150 {
+                let code = SwiftOutline.withoutStringLiterals(String(line))
+                if code.count > 150 { wide.append("\(Self.name(file)):\(index + 1): \(code.count) columns") }
+            }
+        }
+        #expect(wide.isEmpty, "\(wide.joined(separator: "\n"))")
+    }
+
+    /// A reference type's mutable state is written only by code in its own file, where its invariants are read
+    /// together. A weak delegate or a callback the owner sets is a connection, not state.
+    @Test("A class's or actor's stored vars are private")
+    func referenceStateIsPrivate() throws {
+        var open: [String] = []
+        for file in Self.swiftFiles(in: ["Sources"]) {
+            for variable in SwiftOutline.storedVariables(try Self.lines(of: file)) where variable.isReferenceTypeState
+                && !variable.isPrivate && !variable.isConnection {
+                open.append("\(Self.name(file)):\(variable.line): \(variable.owner).\(variable.name) is not private")
+            }
+        }
+        #expect(open.isEmpty, "\(open.joined(separator: "\n"))")
+    }
+
+    /// A value type's transitions live beside its stored state: an extension in another file cannot see the
+    /// private members, so splitting them forces the state open.
+    @Test("A struct's mutating functions are in the file that declares it")
+    func transitionsBesideState() throws {
+        var declared: [String: String] = [:]
+        var mutating: [(type: String, file: String, line: Int)] = []
+        for file in Self.swiftFiles(in: ["Sources"]) {
+            let outline = try Self.lines(of: file)
+            for type in SwiftOutline.structs(outline) { declared[type] = file }
+            for function in SwiftOutline.mutatingFunctions(outline) { mutating.append((function.owner, file, function.line)) }
+        }
+        let strays = mutating.compactMap { function -> String? in
+            guard let home = declared[function.type], home != function.file else { return nil }
+            return "\(Self.name(function.file)):\(function.line): \(function.type) is declared in \(Self.name(home))"
+        }
+        #expect(strays.isEmpty, "\(strays.joined(separator: "\n"))")
+    }
+
+    /// A sensor kind is added by its `SensorProfile`: the rest of the gateway reads the kind's fields, never
+    /// compares it with a built-in kind.
+    @Test("No code compares a sensor's kind with a built-in kind")
+    func kindsAreProfiles() throws {
+        let comparison = try NSRegularExpression(pattern: #"kind\s*[!=]=\s*(SensorProfile)?\.(heartRate|speedCadence|power)\b"#)
+        var found: [String] = []
+        for file in Self.swiftFiles(in: ["Sources"]) where !file.contains("/SensorProfile") {
+            for (index, line) in try Self.lines(of: file).enumerated() {
+                let text = String(line)
+                if comparison.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil {
+                    found.append("\(Self.name(file)):\(index + 1): \(text.trimmingCharacters(in: .whitespaces))")
+                }
+            }
+        }
+        #expect(found.isEmpty, "\(found.joined(separator: "\n"))")
     }
 }

@@ -18,7 +18,8 @@ final class SimulatedSensorLink: SensorLink, @unchecked Sendable {
         init(_ address: String, name: String, services: [SensorProfile], rssi: Int = -60) {
             found = FoundSensor(address: BluetoothAddress(address, kind: .random)!, name: name, rssi: rssi)
             let uuids: [UInt8] = services.flatMap(\.service.bytes)
-            advertising = AdvertisingData(parsing: [2, 0x01, 0x06, UInt8(uuids.count + 1), 0x03] + uuids + [UInt8(name.utf8.count + 1), 0x09] + Array(name.utf8))
+            advertising = AdvertisingData(
+                parsing: [2, 0x01, 0x06, UInt8(uuids.count + 1), 0x03] + uuids + [UInt8(name.utf8.count + 1), 0x09] + Array(name.utf8))
             self.services = services
         }
 
@@ -162,7 +163,8 @@ final class SimulatedSensorLink: SensorLink, @unchecked Sendable {
         let sources = [
             BluetoothSensorSource(kind: .heartRate, selector: .auto, link: link, claims: claims, clock: SystemClock(), logger: logger),
             BluetoothSensorSource(kind: .heartRate, selector: .auto, link: link, claims: claims, clock: SystemClock(), logger: logger),
-            BluetoothSensorSource(kind: .power, selector: .auto, wheelMillimetres: 2096, link: link, claims: claims, clock: SystemClock(), logger: logger),
+            BluetoothSensorSource(
+                kind: .power, selector: .auto, wheelMillimetres: 2096, link: link, claims: claims, clock: SystemClock(), logger: logger),
             BluetoothSensorSource(kind: .speedCadence, selector: .auto, link: link, claims: claims, clock: SystemClock(), logger: logger),
         ]
         let tasks = sources.map { source in Task { await source.run(emit: log.append) } }

@@ -18,7 +18,8 @@ import Testing
             name: "Sensor", services: services, manufacturer: manufacturer, model: model))
         let log = EventLog([])
         let serving = Task { await peripheral.run() }
-        let connection = SensorConnection(sensor: SensorRef(kind: kind, id: "c1"), bearer: link.client, clock: SystemClock(), logger: CapturingLogHandler().logger())
+        let connection = SensorConnection(
+            sensor: SensorRef(kind: kind, id: "c1"), bearer: link.client, clock: SystemClock(), logger: CapturingLogHandler().logger())
         let running = Task { await connection.run(emit: log.append) }
         _ = await log.wait(timeout: 10) { $0.contains { if case .sensorDetails = $0 { true } else { false } } }
         return (peripheral, log, running, serving)
@@ -40,7 +41,9 @@ import Testing
                                                    crank: RevolutionData(revolutions: 1, eventTime: 683, ticksPerSecond: 1024, counterBits: 16))
         peripheral.notify(.cscMeasurement, value.encoded)
         peripheral.notify(.cscMeasurement, [0x01, 0x05]) // truncated
-        let events = await log.wait(timeout: 10) { self.csc($0).count >= 1 && $0.contains { if case .cyclingUndecodable = $0 { true } else { false } } }
+        let events = await log.wait(timeout: 10) {
+            self.csc($0).count >= 1 && $0.contains { if case .cyclingUndecodable = $0 { true } else { false } }
+        }
         #expect(csc(events) == [value])
         let details = events.compactMap { if case .sensorDetails(_, let d, _) = $0 { d } else { nil } }.first
         #expect(details?.measures == [.cadence, .wheelSpeed] && details?.sensorLocation == "right_crank")
@@ -58,7 +61,8 @@ import Testing
         // Device Information read (the model's NUL padding trimmed), location and features from the power service.
         #expect(details?.manufacturer == "4iiii Innovations" && details?.model == "Precision 3")
         #expect(details?.measures == [.power, .cadence, .wheelSpeed] && details?.sensorLocation == "left_crank")
-        let value = CyclingPowerMeasurement(powerWatts: 250, crank: RevolutionData(revolutions: 7, eventTime: 4096, ticksPerSecond: 1024, counterBits: 16))
+        let value = CyclingPowerMeasurement(
+            powerWatts: 250, crank: RevolutionData(revolutions: 7, eventTime: 4096, ticksPerSecond: 1024, counterBits: 16))
         peripheral.notify(.cyclingPowerMeasurement, value.encoded)
         let events = await log.wait(timeout: 10) { self.power($0).count >= 1 }
         #expect(power(events).first?.powerWatts == 250 && power(events).first?.crank?.revolutions == 7)
@@ -72,7 +76,9 @@ import Testing
         let (peripheral, log, running, serving) = try await session([.power, .speedCadence])
         #expect(peripheral.subscribed(.cyclingPowerMeasurement) && peripheral.subscribed(.cscMeasurement))
         peripheral.notify(.cyclingPowerMeasurement, CyclingPowerMeasurement(powerWatts: 180).encoded)
-        peripheral.notify(.cscMeasurement, CyclingSpeedCadenceMeasurement(crank: RevolutionData(revolutions: 2, eventTime: 100, ticksPerSecond: 1024, counterBits: 16)).encoded)
+        peripheral.notify(
+            .cscMeasurement,
+            CyclingSpeedCadenceMeasurement(crank: RevolutionData(revolutions: 2, eventTime: 100, ticksPerSecond: 1024, counterBits: 16)).encoded)
         let events = await log.wait(timeout: 10) { self.power($0).count >= 1 && self.csc($0).count >= 1 }
         #expect(power(events).map(\.powerWatts) == [180])
         #expect(csc(events).first?.crank?.revolutions == 2)

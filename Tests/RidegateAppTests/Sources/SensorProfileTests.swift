@@ -39,7 +39,8 @@ import Testing
         peripheral.notify(.short(0x2A53), [0x00, 0x80, 0x02, 160]) // 2.5 m/s, 160 steps a minute
         peripheral.notify(.short(0x2A53), [0x00, 0x80])             // truncated
         let events = await log.wait(timeout: 10) { events in
-            events.contains { if case .sensorReading = $0 { true } else { false } } && events.contains { if case .sensorUndecodable = $0 { true } else { false } }
+            events.contains { if case .sensorReading = $0 { true } else { false } }
+                && events.contains { if case .sensorUndecodable = $0 { true } else { false } }
         }
         let values = events.compactMap { if case .sensorReading(_, let values, _) = $0 { values } else { nil } }
         #expect(values == [["speed_mps": 2.5, "cadence_spm": 160]])
@@ -51,7 +52,9 @@ import Testing
         var settings = GatewayCore.Settings(zones: .percentOfMax(190, percentages: [50, 60, 70, 80, 90]))
         settings.homeAssistant = HomeAssistantDiscovery(discoveryPrefix: "homeassistant", baseTopic: "ridegate/bike", deviceID: "bike", version: "1")
         var core = GatewayCore(settings: settings)
-        let published: [Publication] = events.flatMap { core.handle($0) }.compactMap { effect -> Publication? in if case .publish(let p) = effect { p } else { nil } }
+        let published: [Publication] = events.flatMap { core.handle($0) }.compactMap { effect -> Publication? in
+            if case .publish(let p) = effect { p } else { nil }
+        }
         let reading = try #require(published.first { $0.topic == "sensor/fp1/running" })
         #expect(reading.payload.contains("\"speed_mps\":2.5,") && reading.payload.contains("\"cadence_spm\":160"), "\(reading.payload)")
         let device = try #require(published.last { $0.topic == "homeassistant/device/bike/config" })

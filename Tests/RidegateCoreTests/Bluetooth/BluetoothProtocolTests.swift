@@ -150,7 +150,8 @@ import Testing
 
     @Test("Commands are framed with opcode, index and length")
     func commands() {
-        #expect(ManagementCommand.packet(ManagementCommand.startDiscovery, index: 0, parameters: [0x06]) == [0x23, 0x00, 0x00, 0x00, 0x01, 0x00, 0x06])
+        #expect(
+            ManagementCommand.packet(ManagementCommand.startDiscovery, index: 0, parameters: [0x06]) == [0x23, 0x00, 0x00, 0x00, 0x01, 0x00, 0x06])
         #expect(ManagementEvent.describe(status: 0x14).contains("CAP_NET_ADMIN"))
     }
 }

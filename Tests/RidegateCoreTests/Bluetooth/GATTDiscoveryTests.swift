@@ -16,7 +16,9 @@ import Testing
         #expect(GATTDiscovery.characteristic(handle: 0x0012, value: declaration(0x0012, value: 0x0021), in: range) == nil)
         #expect(GATTDiscovery.characteristic(handle: 0x000F, value: declaration(0x000F, value: 0x0011), in: range) == nil)
         #expect(GATTDiscovery.characteristic(handle: 0x0012, value: declaration(0x0012, value: 0x0013, uuid: [0x37]), in: range) == nil)
-        #expect(GATTDiscovery.characteristic(handle: 0x0012, value: declaration(0x0012, value: 0x0013, uuid: Array(repeating: 1, count: 16)), in: range) != nil)
+        #expect(
+            GATTDiscovery.characteristic(handle: 0x0012, value: declaration(0x0012, value: 0x0013, uuid: Array(repeating: 1, count: 16)), in: range)
+                != nil)
         // The whole handle space: a value handle at 0xFFFF is fine, nothing wraps.
         #expect(GATTDiscovery.characteristic(handle: 0xFFFE, value: declaration(0xFFFE, value: 0xFFFF), in: 1...0xFFFF)?.end == 0xFFFF)
     }

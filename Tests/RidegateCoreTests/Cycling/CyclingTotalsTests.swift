@@ -54,7 +54,9 @@ import Testing
         #expect(abs(try #require(steady.normalizedWatts) - 200) < 1e-9)
         // Alternating minutes at 100 and 300 W: the same average, a higher normalized power.
         var uneven = RidePowerTotals()
-        for t in 0...600 { uneven.add(watts: (t / 60) % 2 == 0 ? 100 : 300, cadenceRPM: nil, at: Double(t), time: Timestamp(secondsSince1970: Double(t))) }
+        for t in 0...600 {
+            uneven.add(watts: (t / 60) % 2 == 0 ? 100 : 300, cadenceRPM: nil, at: Double(t), time: Timestamp(secondsSince1970: Double(t)))
+        }
         #expect(abs(try #require(uneven.averageWatts) - 200) < 1)
         #expect(try #require(uneven.normalizedWatts) > 220)
         #expect(uneven.maximumWatts == 300)

@@ -43,7 +43,10 @@ import Testing
     @Test("A counter that goes backwards (battery changed) is a restart, never a spike")
     func resetIsNotASpike() {
         // 5000 revolutions → 3: modulo 65536 that is 60539 revolutions in one second.
-        #expect(RevolutionRate.step(from: crank(5000, 1000), to: crank(3, 2024), maximumRevolutionsPerSecond: RevolutionRate.maximumCrankRevolutionsPerSecond) == .restart)
+        #expect(
+            RevolutionRate.step(
+                from: crank(5000, 1000), to: crank(3, 2024), maximumRevolutionsPerSecond: RevolutionRate.maximumCrankRevolutionsPerSecond) == .restart
+        )
         #expect(RevolutionRate.cadenceRPM(from: crank(5000, 1000), to: crank(3, 2024)) == nil)
         #expect(RevolutionRate.wheelSpeed(from: wheel(900_000, 100), to: wheel(12, 1124), circumferenceMillimetres: 2105) == nil)
         // The next step from the restarted counter is a rate again.

@@ -39,13 +39,17 @@ import Testing
         details.manufacturer = "4iiii Innovations"
         let info = try #require(publications(c.handle(.sensorDetails(meter, details, at: at(2)))).first)
         #expect(info.topic == "sensor/pm/info")
-        #expect(info.payload.contains(#""name":"4iiii","location":"left_crank","battery_pct":71,"manufacturer":"4iiii Innovations","model":null,"measures":["power","cadence"],"wheel_mm":2105"#), "\(info.payload)")
+        #expect(
+            info.payload.contains(
+                #""name":"4iiii","location":"left_crank","battery_pct":71,"manufacturer":"4iiii Innovations","model":null,"measures":["power","cadence"],"wheel_mm":2105"#
+            ), "\(info.payload)")
         #expect(publications(c.handle(.sensorState(.strap("s1"), .lost, at: at(3)))).map(\.topic) == ["strap/s1/state"])
         _ = c.handle(.sensorState(meter, .lost, at: at(4)))
         _ = c.handle(.sensorState(meter, .connected, at: at(5)))
         _ = c.handle(.sensorState(meter, .lost, at: at(6)))
         c.healthInterval = 0
-        let health = try #require(c.handle(.watchdogTick(at: at(100))).compactMap { if case .publish(let p) = $0, p.topic == "health" { p } else { nil } }.first)
+        let health = try #require(
+            c.handle(.watchdogTick(at: at(100))).compactMap { if case .publish(let p) = $0, p.topic == "health" { p } else { nil } }.first)
         #expect(health.payload.contains(#""strap_reconnects":1,"sensor_reconnects":2"#), "\(health.payload)")
     }
 
@@ -115,7 +119,8 @@ import Testing
         var c = core()
         let start = Timestamp(secondsSince1970: 1_782_057_600)
         func fix(_ s: Int) -> GPSFix {
-            GPSFix(time: start + Double(s), mode: .threeD, latitude: 40 + Double(s) * 8 / 111_195, longitude: -105, speedMetersPerSecond: 8, hdop: 0.9)
+            GPSFix(
+                time: start + Double(s), mode: .threeD, latitude: 40 + Double(s) * 8 / 111_195, longitude: -105, speedMetersPerSecond: 8, hdop: 0.9)
         }
         for s in 0...10 { _ = c.handle(.gpsFix(fix(s), at: at(Double(s)))) }
         // The receiver's bytes wait unread for 10 s while the wheel's notifications come: the wheel measures the ride.

@@ -53,7 +53,10 @@ import Testing
         #expect(got.first?.systemTime == Timestamp(secondsSince1970: 1001.25))
         // A receiver without a fix sends its own free-running clock; a 1980 date is a receiver that knows nothing.
         #expect(samples(c.handle(.gpsFix(GPSFix(time: noon + 5, mode: .noFix), at: at(7)))).isEmpty)
-        #expect(samples(c.handle(.gpsFix(GPSFix(time: Timestamp(secondsSince1970: 315_964_800), mode: .threeD, latitude: 40, longitude: -105), at: at(8)))).isEmpty)
+        #expect(
+            samples(
+                c.handle(.gpsFix(GPSFix(time: Timestamp(secondsSince1970: 315_964_800), mode: .threeD, latitude: 40, longitude: -105), at: at(8)))
+            ).isEmpty)
     }
 
     @Test("After a GPS fix, readings are stamped in GPS time through the monotonic clock")
@@ -77,8 +80,11 @@ import Testing
         }
         #expect(led(c.handle(.sensorState(.strap("s1"), .searching, at: at(0)))) == .searchingForStrap)
         #expect(led(c.handle(.sensorState(.strap("s1"), .connected, at: at(1)))) == nil) // still no reading
-        #expect(led(c.handle(.heartRate(strap: "s1", HeartRateMeasurement(beatsPerMinute: 150, sensorContact: .detected), at: at(2)))) == .zone(3, of: 5))
-        #expect(led(c.handle(.heartRate(strap: "s1", HeartRateMeasurement(beatsPerMinute: 150, sensorContact: .notDetected), at: at(3)))) == .noSensorContact)
+        #expect(
+            led(c.handle(.heartRate(strap: "s1", HeartRateMeasurement(beatsPerMinute: 150, sensorContact: .detected), at: at(2)))) == .zone(3, of: 5))
+        #expect(
+            led(c.handle(.heartRate(strap: "s1", HeartRateMeasurement(beatsPerMinute: 150, sensorContact: .notDetected), at: at(3))))
+                == .noSensorContact)
         #expect(led(c.handle(.sensorState(.strap("s1"), .lost, at: at(4)))) == .strapLost)
     }
 
@@ -95,7 +101,8 @@ import Testing
         #expect(health(readOnly)?.contains(#""state_storage":"read_only""#) == true)
         #expect(health(c.handle(.stateStorage(.readOnly, at: at(2)))) == nil) // said once per change
         _ = c.handle(.sensorState(.strap("s1"), .connected, at: at(3)))
-        #expect(led(c.handle(.heartRate(strap: "s1", HeartRateMeasurement(beatsPerMinute: 150, sensorContact: .detected), at: at(4)))) == .zone(3, of: 5))
+        #expect(
+            led(c.handle(.heartRate(strap: "s1", HeartRateMeasurement(beatsPerMinute: 150, sensorContact: .detected), at: at(4)))) == .zone(3, of: 5))
         #expect(led(c.handle(.sensorState(.strap("s1"), .lost, at: at(5)))) == .stateReadOnly)
         let writable = c.handle(.stateStorage(.writable, at: at(6)))
         #expect(led(writable) == .strapLost)
@@ -182,7 +189,10 @@ import Testing
         }
         #expect(!publications(c.handle(.gpsFix(fix(0, lat: nil), at: at(0)))).contains { $0.topic == "position" })
         // The first fixes wait for the time reference (three agreeing epochs), then count in order: one position.
-        #expect(!publications(c.handle(.gpsFix(fix(1, lat: 40), at: at(1))) + c.handle(.gpsFix(fix(2, lat: 40), at: at(2)))).contains { $0.topic == "position" })
+        #expect(
+            !publications(c.handle(.gpsFix(fix(1, lat: 40), at: at(1))) + c.handle(.gpsFix(fix(2, lat: 40), at: at(2)))).contains {
+                $0.topic == "position"
+            })
         let positions = publications(c.handle(.gpsFix(fix(3, lat: 40), at: at(3)))).filter { $0.topic == "position" }
         try #require(positions.count == 1)
         #expect(positions[0].retain && positions[0].sequence == nil)
@@ -200,7 +210,8 @@ import Testing
         settings.homeAssistant = discovery
         var c = GatewayCore(settings: settings)
         for s in [0.0, 0.5, 1] {
-            _ = c.handle(.gpsFix(GPSFix(time: Timestamp(secondsSince1970: 1_782_057_599 + s), mode: .threeD, latitude: 40, longitude: -105), at: at(s)))
+            _ = c.handle(
+                .gpsFix(GPSFix(time: Timestamp(secondsSince1970: 1_782_057_599 + s), mode: .threeD, latitude: 40, longitude: -105), at: at(s)))
         }
         _ = c.handle(.sensorState(.strap("s1"), .connected, at: at(2)))
         _ = c.handle(.sensorDetails(.strap("s1"), SensorDetails(name: "H10", bodyLocation: nil, batteryPercent: 80), at: at(3)))
@@ -288,7 +299,8 @@ import Testing
         func at(_ s: Double) -> ReceiveTime { ReceiveTime(monotonicSeconds: s, system: Timestamp(secondsSince1970: 1_782_057_600 + s)) }
         // Three epochs establish the time reference; then a heart rate.
         let out = [0.0, 1, 2].flatMap { s in
-            core.handle(.gpsFix(GPSFix(time: Timestamp(secondsSince1970: 1_782_057_600 + s), mode: .threeD, latitude: 40, longitude: -105), at: at(s)))
+                core.handle(
+                    .gpsFix(GPSFix(time: Timestamp(secondsSince1970: 1_782_057_600 + s), mode: .threeD, latitude: 40, longitude: -105), at: at(s)))
         } + core.handle(.heartRate(strap: "s1", HeartRateMeasurement(beatsPerMinute: 120), at: at(2.5)))
         let publications = out.compactMap { if case .publish(let p) = $0 { p } else { nil } }
         let readings = publications.filter { ["gps", "heart_rate", "ride"].contains($0.topic) }

@@ -261,18 +261,28 @@ import Testing
         #expect(!HomeAssistantSchema.problems(topic: t, payload: base.replacingOccurrences(of: "sensor.u", with: "binary_sensor.u") + "}").isEmpty)
         #expect(!HomeAssistantSchema.problems(topic: t, payload: base + #","device_class":"speed","unit_of_measurement":"bpm"}"#).isEmpty)
         #expect(!HomeAssistantSchema.problems(topic: t, payload: base + #","device_class":"timestamp","state_class":"measurement"}"#).isEmpty)
-        #expect(!HomeAssistantSchema.problems(topic: t, payload: base + #","device_class":"distance","unit_of_measurement":"m","state_class":"total_increasing","expire_after":0}"#).isEmpty)
+        #expect(
+            !HomeAssistantSchema.problems(
+                topic: t, payload: base + #","device_class":"distance","unit_of_measurement":"m","state_class":"total_increasing","expire_after":0}"#
+            ).isEmpty)
         #expect(!HomeAssistantSchema.problems(topic: t, payload: base + #","stat_t":"a/b"}"#).isEmpty)
         #expect(!HomeAssistantSchema.problems(topic: t, payload: base.replacingOccurrences(of: #","origin":{"name":"o"}"#, with: "") + "}").isEmpty)
         #expect(!HomeAssistantSchema.problems(topic: "homeassistant/sensor/u.x/config", payload: base + "}").isEmpty)
         // Device messages: only device, origin and components at the top; a component's own device is ignored.
-        let device = #"{"device":{"identifiers":["d"]},"origin":{"name":"o"},"components":{"u":{"platform":"sensor","unique_id":"u","default_entity_id":"sensor.u","name":"n","state_topic":"a/b"}}"#
+        let device =
+            #"{"device":{"identifiers":["d"]},"origin":{"name":"o"},"components":{"u":{"platform":"sensor","unique_id":"u","default_entity_id":"sensor.u","name":"n","state_topic":"a/b"}}"#
         let d = "homeassistant/device/d/config"
         #expect(HomeAssistantSchema.deviceProblems(topic: d, payload: device + "}") == [])
         #expect(!HomeAssistantSchema.deviceProblems(topic: d, payload: device + #","~":"a"}"#).isEmpty)
         #expect(!HomeAssistantSchema.deviceProblems(topic: d, payload: device.replacingOccurrences(of: #""origin":{"name":"o"},"#, with: "") + "}").isEmpty)
-        #expect(!HomeAssistantSchema.deviceProblems(topic: d, payload: device.replacingOccurrences(of: #""state_topic":"a/b"}"#, with: #""state_topic":"a/b","device":{"identifiers":["x"]}}"#) + "}").isEmpty)
-        #expect(!HomeAssistantSchema.deviceProblems(topic: d, payload: device.replacingOccurrences(of: #""platform":"sensor","#, with: "") + "}").isEmpty)
+        #expect(
+            !HomeAssistantSchema.deviceProblems(
+                topic: d,
+                payload: device.replacingOccurrences(of: #""state_topic":"a/b"}"#, with: #""state_topic":"a/b","device":{"identifiers":["x"]}}"#)
+                    + "}"
+            ).isEmpty)
+        #expect(
+            !HomeAssistantSchema.deviceProblems(topic: d, payload: device.replacingOccurrences(of: #""platform":"sensor","#, with: "") + "}").isEmpty)
         #expect(!HomeAssistantSchema.deviceProblems(topic: "homeassistant/device/d.x/config", payload: device + "}").isEmpty)
     }
 }

@@ -33,12 +33,14 @@ import Testing
     func ride(_ c: inout GatewayCore, from: Int, seconds: Int) -> [Effect] {
         (from..<(from + seconds)).flatMap { s in
             c.handle(.gpsFix(GPSFix(time: Timestamp(secondsSince1970: 1_782_057_600 + Double(s)), mode: .threeD,
-                                    latitude: 40 + Double(s) * 10 / 111_195, longitude: -105, speedMetersPerSecond: 10, hdop: 0.9), at: at(Double(s))))
+                        latitude: 40 + Double(s) * 10 / 111_195, longitude: -105, speedMetersPerSecond: 10, hdop: 0.9), at: at(Double(s))))
         }
     }
 
     static func laps(_ effects: [Effect]) -> [LapMark] { effects.compactMap { if case .record(.lap(let m)) = $0 { m } else { nil } } }
-    static func announcements(_ effects: [Effect]) -> [String] { effects.compactMap { if case .publish(let p) = $0, p.topic == "lap" { p.payload } else { nil } } }
+    static func announcements(_ effects: [Effect]) -> [String] {
+        effects.compactMap { if case .publish(let p) = $0, p.topic == "lap" { p.payload } else { nil } }
+    }
 
     @Test("A short press marks a lap: in the ride log, announced on `lap` with its time and distance, the LED flickers a second")
     func shortPress() throws {

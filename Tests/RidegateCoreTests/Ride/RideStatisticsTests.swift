@@ -46,13 +46,15 @@ import Testing
         let known = try #require(RideStatistics.of(noPower, context: .init(rider: rider))?.calories)
         // Keytel: (-55.0969 + 0.6309·140 + 0.1988·75 + 0.2017·40) / 4.184 ≈ 13.43 kcal a minute, for 599 moving seconds.
         #expect(abs(known - 13.43 * 599 / 60) < 0.5, "\(known)")
-        #expect(try #require(RideStatistics.of(noPower, context: .init(rider: RiderProfile(weightKilograms: 60, age: 30, sex: .female)))?.calories) < known)
+        #expect(
+            try #require(RideStatistics.of(noPower, context: .init(rider: RiderProfile(weightKilograms: 60, age: 30, sex: .female)))?.calories)
+                < known)
     }
 
     @Test("Time in zone from each second's reading")
     func zones() throws {
         let s = try #require(RideStatistics.of(Self.ride(100, stopped: 50..<75),
-                                               context: .init(heartRateZones: .percentOfMax(190, percentages: [50, 60, 70, 80, 90]), powerZones: .power(ftp: 250))))
+                context: .init(heartRateZones: .percentOfMax(190, percentages: [50, 60, 70, 80, 90]), powerZones: .power(ftp: 250))))
         #expect(s.heartRateZoneSeconds == [0, 0, 0, 100, 0, 0]) // 140 bpm: zone 3 (133-151) of 190
         // 200 W is zone 3 (190-227 W); the 25 stopped seconds at 0 W are below zone 1.
         #expect(s.powerZoneSeconds == [25, 0, 0, 75, 0, 0, 0, 0])

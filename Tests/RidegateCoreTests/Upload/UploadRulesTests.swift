@@ -12,7 +12,9 @@ import Testing
                 == .done(activityID: "i1001", duplicate: true))
         guard case .failed(let key) = IntervalsICUProtocol.interpret(HTTPResponse(status: 401, body: "{}")) else { return #expect(Bool(false)) }
         #expect(key.contains("api_key_file"))
-        guard case .failed(let file) = IntervalsICUProtocol.interpret(HTTPResponse(status: 422, body: #"{"status":422,"error":"Unable to parse activity file"}"#))
+        guard
+            case .failed(let file) = IntervalsICUProtocol.interpret(
+                HTTPResponse(status: 422, body: #"{"status":422,"error":"Unable to parse activity file"}"#))
         else { return #expect(Bool(false)) }
         #expect(file.contains("Unable to parse activity file"))
         #expect(IntervalsICUProtocol.interpret(HTTPResponse(status: 429, headers: ["retry-after": "7"])) == .retry(after: 7, reason: "intervals.icu asks to slow down (HTTP 429)"))
@@ -70,7 +72,10 @@ import Testing
         #expect(token.isValid(at: now) && !token.isValid(at: now + 3560))
         #expect(StravaToken(answer: #"{"access_token":"a"}"#, now: now) == nil)
         #expect(StravaToken(answer: "", now: now) == nil)
-        let refused = StravaProtocol.interpretToken(HTTPResponse(status: 400, body: #"{"message":"Bad Request","errors":[{"resource":"RefreshToken","field":"refresh_token","code":"invalid"}]}"#), now: now)
+        let refused = StravaProtocol.interpretToken(
+            HTTPResponse(
+                status: 400, body: #"{"message":"Bad Request","errors":[{"resource":"RefreshToken","field":"refresh_token","code":"invalid"}]}"#),
+            now: now)
         guard case .refused(let reason) = refused else { return #expect(Bool(false)) }
         #expect(reason.contains("RefreshToken refresh_token invalid"))
     }

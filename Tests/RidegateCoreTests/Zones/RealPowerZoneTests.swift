@@ -26,7 +26,8 @@ import Testing
 
     /// The power stream through the core as a power meter's readings, one a second, with the file's FTP.
     static func ride(_ stream: Stream, dwell: Double = GatewayConfig.Zones().powerDwellSeconds,
-                     margin: Int = GatewayConfig.Zones().powerMarginWatts) -> (core: GatewayCore, shown: [(offset: Double, average: Double?, zone: Int?)]) {
+        margin: Int = GatewayConfig.Zones().powerMarginWatts
+    ) -> (core: GatewayCore, shown: [(offset: Double, average: Double?, zone: Int?)]) {
         var settings = GatewayCore.Settings(zones: .percentOfMax(190, percentages: [50, 60, 70, 80, 90]), zoneDwellSeconds: 3)
         settings.powerZones = .power(ftp: stream.ftp)
         settings.powerZoneDwellSeconds = dwell
@@ -130,7 +131,9 @@ import Testing
             let start = shown[index].offset
             let window = shown.indices[index...].prefix { shown[$0].offset <= start + 2 }
             // Clear of the boundaries by the margin all the while (within it, the hysteresis keeps the zone on purpose).
-            let clear = window.allSatisfy { shown[$0].average.map { zones.zone(for: Int($0.rounded()) - margin) == z && zones.zone(for: Int($0.rounded()) + margin) == z } == true }
+            let clear = window.allSatisfy {
+                shown[$0].average.map { zones.zone(for: Int($0.rounded()) - margin) == z && zones.zone(for: Int($0.rounded()) + margin) == z } == true
+            }
             guard let end = window.last, shown[end].offset == start + 2, clear else { continue }
             entries += 1
             if shown[end].zone != z { late.append("at \(Int(start)) s: zone \(z), shown \(window.map { shown[$0].zone ?? -1 })") }

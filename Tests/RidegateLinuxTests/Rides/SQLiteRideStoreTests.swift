@@ -105,7 +105,8 @@ import Testing
         #expect(rides[1].points == 10 && rides[1].distanceMeters == 45 && rides[1].name.hasSuffix("near 40.34° N 105.00° W"))
         #expect(store.takeFinished().isEmpty)
         #expect(rides[0].closed && !rides[1].closed)
-        #expect(rides[0].statistics?.averageHeartRate == 120 && rides[0].statistics?.maximumHeartRate == 120 && rides[0].statistics?.ascentMeters == 0)
+        #expect(
+            rides[0].statistics?.averageHeartRate == 120 && rides[0].statistics?.maximumHeartRate == 120 && rides[0].statistics?.ascentMeters == 0)
     }
 
     @Test("One batch that holds a ride, a long stop and the next ride (the log catching up after a stall): both rides whole")

@@ -21,7 +21,9 @@ import Testing
         let spool = try SQLiteSpool(path: file)
         for seq in 1...count { try spool.append(topic: "heart_rate", payload: payload(seq), qos: 1, sequence: seq) }
         spool.close()
-        #expect(!FileManager.default.fileExists(atPath: file + "-wal") || (try? FileManager.default.attributesOfItem(atPath: file + "-wal")[.size] as? Int) == 0)
+        #expect(
+            !FileManager.default.fileExists(atPath: file + "-wal")
+                || (try? FileManager.default.attributesOfItem(atPath: file + "-wal")[.size] as? Int) == 0)
     }
 
     func overwrite(_ file: String, at offset: Int, count: Int, with byte: UInt8) throws {

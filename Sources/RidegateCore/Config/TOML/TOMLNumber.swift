@@ -30,7 +30,8 @@ enum TOMLNumber {
     }
 
     /// The digits after 0x, 0o or 0b.
-    static func radixInteger(_ digits: ArraySlice<UInt8>, radix: UInt8, shown: String, at position: TOMLPosition) throws(TOMLError) -> TOMLNode.Value? {
+    static func radixInteger(_ digits: ArraySlice<UInt8>, radix: UInt8, shown: String,
+                             at position: TOMLPosition) throws(TOMLError) -> TOMLNode.Value? {
         guard try underscoresValid(digits, shown: shown, at: position) else { return nil }
         var value: Int64 = 0
         for d in digits where d != UInt8(ascii: "_") {
@@ -46,7 +47,9 @@ enum TOMLNumber {
     }
 
     /// A decimal integer's digits (its sign already taken off).
-    static func decimalInteger(_ body: ArraySlice<UInt8>, negative: Bool, shown: String, at position: TOMLPosition) throws(TOMLError) -> TOMLNode.Value? {
+    static func decimalInteger(
+        _ body: ArraySlice<UInt8>, negative: Bool, shown: String, at position: TOMLPosition
+    ) throws(TOMLError) -> TOMLNode.Value? {
         guard try underscoresValid(body, shown: shown, at: position) else { return nil }
         if body.count > 1, body.first == UInt8(ascii: "0") {
             throw TOMLError("\(shown): an integer has no leading zeros", at: position)
