@@ -79,3 +79,13 @@ enum ExitStatus {
 func writeError(_ message: String) {
     try? FileDescriptor(rawValue: 2).writeAll(Array(("ridegate: " + message + "\n").utf8))
 }
+
+/// The process's event loop, which `RidegateMain` binds for every command's tasks (`EventLoop.runProcess`): what
+/// a command's connections, timers and reads run on. Without it the program was wired wrongly: 70, said.
+func processLoop() throws -> EventLoop {
+    guard let loop = EventLoop.current else {
+        writeError("no event loop is bound to this command (a wiring fault, not yours): please report it")
+        throw ExitCode(ExitStatus.software)
+    }
+    return loop
+}

@@ -53,9 +53,10 @@ struct WatchCommand: AsyncParsableCommand {
         }
         mqtt.clientID = "ridegate-watch-\(device)-\(getpid())"
         let prefix = "\(settings.mqtt.prefix)/\(device)/"
+        let loop = try processLoop()
         let subscription: MQTTSubscription
         do {
-            subscription = try MQTTSubscription(settings: mqtt, filter: prefix + "#")
+            subscription = try MQTTSubscription(settings: mqtt, filter: prefix + "#", loop: loop)
         } catch {
             writeError(error.description)
             throw ExitCode(ExitStatus.unavailable)
@@ -67,7 +68,7 @@ struct WatchCommand: AsyncParsableCommand {
         let outcome = await withDeadline(seconds: nil, stop: TerminationSignals().signals) {
             await view.follow(subscription.events)
         }
-        subscription.stop()
+        await subscription.stop()
         if case .finished(let code) = outcome, code != 0 { throw ExitCode(code) }
     }
 }

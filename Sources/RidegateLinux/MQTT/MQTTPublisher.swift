@@ -14,6 +14,8 @@ public final class MQTTPublisher: @unchecked Sendable, MQTTConnectionEvents {
     private let loop: EventLoop
     /// A loop of its own (tools and tests that give none), stopped at shutdown.
     private let ownsLoop: Bool
+    /// Where Home Assistant says it (re)started.
+    private let homeAssistantStatusTopic: String?
     private let store: any ReadingStore
     /// What other adapters add to `health`.
     private let healthFields: HealthFields
@@ -54,6 +56,7 @@ public final class MQTTPublisher: @unchecked Sendable, MQTTConnectionEvents {
         // libmosquitto's own window (for every QoS 1/2 message, retained state too) stays above the replay's.
         connection = try MosquittoConnection(settings: settings, maxInFlight: replayWindow + 20, loop: self.loop, logger: logger)
         self.topicPrefix = topicPrefix
+        homeAssistantStatusTopic = settings.homeAssistantStatusTopic
         self.logger = logger
         self.store = store
         self.healthFields = healthFields
@@ -129,12 +132,14 @@ public final class MQTTPublisher: @unchecked Sendable, MQTTConnectionEvents {
     }
 
     /// Home Assistant restarted (its birth message): announce the discovery configs again.
-    func received(payload: String) {
-        guard payload == "online" else { return }
+    func received(topic: String, payload: String) {
+        guard topic == homeAssistantStatusTopic, payload == "online" else { return }
         let announcements = delivery.discoveryAnnouncements
         logger.info("Home Assistant is online; announcing discovery again", [("mqtt.configs", String(announcements.count))])
         for p in announcements { send(p) }
     }
+
+    func attemptFailed(reason: String) {} // said by the connection
 
     var acknowledgementsMayWait: Bool { delivery.sendsNewReadingsAtOnce }
 

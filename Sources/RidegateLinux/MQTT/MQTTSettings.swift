@@ -22,6 +22,8 @@ public struct MQTTSettings: Sendable {
     public var protocolVersion: Int
     /// Home Assistant's birth/will topic; when it says `online`, discovery configs are sent again.
     public var homeAssistantStatusTopic: String?
+    /// Topic filters read besides it (`ridegate watch`'s), at QoS 0: subscribed again at every connect.
+    public var subscriptions: [String] = []
     public var tls: TLS?
     /// Clear every retained topic this client published, the status too, at an orderly stop (the demo: what it
     /// showed must not outlive it on a broker a Home Assistant reads).

@@ -14,8 +14,10 @@ protocol MQTTConnectionEvents: AnyObject {
     func acknowledgementsRead()
     /// No publishing turn is near (the acknowledgement sweep, the keepalive): nothing should wait for one.
     func connectionIdle()
-    /// A message on the subscribed topic (Home Assistant's status).
-    func received(payload: String)
+    /// A message on a subscribed topic (Home Assistant's status, `MQTTSettings.subscriptions`).
+    func received(topic: String, payload: String)
+    /// An attempt to connect failed (said in the log too): why, in words.
+    func attemptFailed(reason: String)
     /// Whether the broker's answers may wait in the socket until the next turn that publishes (see `flush`).
     var acknowledgementsMayWait: Bool { get }
 }
@@ -136,11 +138,11 @@ final class MosquittoConnection: @unchecked Sendable {
             Unmanaged<MosquittoConnection>.fromOpaque(context).takeUnretainedValue().connectionEnded(rc, errno: systemError)
         }
         mosquitto_message_callback_set(mosq) { _, context, message in
-            guard let context, let message else { return }
+            guard let context, let message, let topic = message.pointee.topic else { return }
             let m = message.pointee
             let payload = m.payloadlen > 0 && m.payload != nil
                 ? String(decoding: UnsafeRawBufferPointer(start: m.payload, count: Int(m.payloadlen)), as: UTF8.self) : ""
-            Unmanaged<MosquittoConnection>.fromOpaque(context).takeUnretainedValue().events?.received(payload: payload)
+            Unmanaged<MosquittoConnection>.fromOpaque(context).takeUnretainedValue().events?.received(topic: String(cString: topic), payload: payload)
         }
         // The v5 callback, for either protocol: with MQTT 5 a PUBACK carries a reason code (a broker's ACL
         // refusing the topic, a quota), which is not a delivery. With 3.1.1 it is always 0 (docs/mqtt.md).
@@ -409,6 +411,7 @@ extension MosquittoConnection {
         backoff.reset()
         if let status = settings.statusTopic { publish(topic: status, payload: "online", qos: 1, retain: true) }
         if let ha = settings.homeAssistantStatusTopic { mosquitto_subscribe(handle, nil, ha, 1) }
+        for filter in settings.subscriptions { mosquitto_subscribe(handle, nil, filter, 0) }
         events?.connectionAccepted()
         resumeConnectionWaiters()
     }
@@ -421,6 +424,7 @@ extension MosquittoConnection {
     /// An attempt failed: said (`reportFailure`), and the end of the wait for those who wait only that long.
     private func attemptFailed(_ reason: String) {
         reportFailure(reason)
+        events?.attemptFailed(reason: reason)
         moveToNextBroker()
         for entry in connectionWaiters where entry.untilFirstFailure { entry.waiter.resume() }
         connectionWaiters.removeAll { $0.untilFirstFailure }
