@@ -14,10 +14,13 @@ public enum FuzzSeeds {
         var clientSide: [Int32] = [-1, -1]
         var peripheralSide: [Int32] = [-1, -1]
         let type = Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
-        guard socketpair(AF_UNIX, type, 0, &clientSide) == 0, socketpair(AF_UNIX, type, 0, &peripheralSide) == 0 else { return [] }
+        guard socketpair(AF_UNIX, type, 0, &clientSide) == 0, socketpair(AF_UNIX, type, 0, &peripheralSide) == 0,
+              let loop = EventLoop.forOneInput() else { return [] }
+        defer { loop.stop() }
         let peripheral = SimulatedSensorPeripheral(descriptor: FileDescriptor(rawValue: peripheralSide[1]),
-                                                   behaviour: .init(name: "Seed", services: services, manufacturer: "ridegate", model: "seed"))
-        let bearer = ATTBearer(descriptor: FileDescriptor(rawValue: clientSide[0]), label: "seed")
+                                                   behaviour: .init(name: "Seed", services: services, manufacturer: "ridegate", model: "seed"),
+                                                   loop: loop)
+        let bearer = ATTBearer(descriptor: FileDescriptor(rawValue: clientSide[0]), label: "seed", loop: loop)
         let script = Locked<[UInt8]>([])
         let connected = DispatchSemaphore(value: 0)
         let finished = DispatchSemaphore(value: 0)

@@ -11,7 +11,9 @@ import RidegateLinux
 /// runs it against a device that advertised a sensor service.
 enum FuzzedATTPeer {
     static func session(script: [UInt8]) {
-        guard let link = try? ATTBearer.pair(label: "fuzz") else { return }
+        guard let loop = EventLoop.forOneInput() else { return }
+        defer { loop.stop() }
+        guard let link = try? ATTBearer.pair(label: "fuzz", loop: loop) else { return }
         let done = DispatchSemaphore(value: 0)
         let peer = link.peripheral.rawValue
         // A thread of its own: blocking in poll(2) on one of Dispatch's few shared threads starves the

@@ -83,14 +83,15 @@ struct DemoCommand: AsyncParsableCommand {
             writeError("the bundled demo ride was not found; pass one with --ride PATH")
             throw ExitCode(ExitStatus.unavailable)
         }
-        let signals = TerminationSignals(logger: logger)
+        let loop = try processLoop()
+        let signals = TerminationSignals(on: loop, logger: logger)
         let gateway: Gateway
         do {
             var options = GatewayAssembly.DemoOptions(ridePath: ridePath, speed: speed, startAt: start.time, progress: { line in
                 try? FileDescriptor(rawValue: 1).writeAll(Array((line + "\n").utf8))
             })
             options.keepRetained = keepRetained
-            gateway = try GatewayAssembly.demo(config: settings, options: options, version: RidegateVersion.current, logger: logger)
+            gateway = try GatewayAssembly.demo(config: settings, options: options, version: RidegateVersion.current, loop: loop, logger: logger)
         } catch {
             logger.critical("cannot start the demo", [("error", error.description)])
             throw ExitCode(ExitStatus.unavailable)

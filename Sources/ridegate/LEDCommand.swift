@@ -33,17 +33,18 @@ struct LEDCommand: AsyncParsableCommand {
             let settings = try configFile.load()
             let logger = Logger(label: "led", level: .info, handler: StandardErrorLogHandler.detect())
             let output = try LEDCommand.output(settings, console: console, logger: logger)
-            let sink = LEDSink(output: output, layout: GatewayAssembly.ledLayout(settings))
+            let loop = try processLoop()
+            let sink = LEDSink(output: output, layout: GatewayAssembly.ledLayout(settings), loop: loop)
             let zones = settings.zones.zones.count
             let signals: [LEDSignal] = (0...zones).map { .zone($0, of: zones) } + [.zoneAtDusk(2, of: zones)] + LEDSignal.statuses
-            let stop = TerminationSignals()
+            let stop = TerminationSignals(on: loop)
             let each = UInt64(seconds) * 1_000_000_000
-            _ = await withDeadline(seconds: nil, stop: stop.signals) {
+            _ = await withDeadline(seconds: nil, on: loop, stop: stop.signals) {
                 for signal in signals {
                     if Task.isCancelled { return }
                     logger.notice("showing", [("led.signal", signal.description)])
                     sink.apply(.showOnLED(signal))
-                    await EventLoop.sleep(seconds: Double(each) / 1e9)
+                    await loop.sleep(seconds: Double(each) / 1e9)
                 }
             }
             await sink.shutdown()

@@ -38,11 +38,12 @@ struct RunCommand: AsyncParsableCommand {
                          [("error", rejected), ("config.last_good", lastGood), ("fix", "correct the file (ridegate run --check-config --config \(global.config)) and restart")])
         }
         if let notKept = loaded.notKept { logger.warning("the configuration runs, but was not kept as the last good one", [("error", notKept)]) }
-        let signals = TerminationSignals(logger: logger)
+        let loop = try processLoop()
+        let signals = TerminationSignals(on: loop, logger: logger)
         let gateway: Gateway
         do {
             gateway = try GatewayAssembly.daemon(
-                config: config, version: RidegateVersion.current, lastGoodInForce: loaded.rejected != nil, logger: logger)
+                config: config, version: RidegateVersion.current, lastGoodInForce: loaded.rejected != nil, loop: loop, logger: logger)
         } catch {
             logger.critical("cannot start", [("error", error.description)])
             throw ExitCode(ExitStatus.unavailable)

@@ -35,9 +35,10 @@ struct ScanCommand: AsyncParsableCommand {
         let showAll = all
         let jsonOutput = json
         let scanSeconds = Double(seconds)
-        let outcome: Result<Void, BluetoothError> = await withDeadline(seconds: scanSeconds) { () async -> Result<Void, BluetoothError> in
+        let loop = try processLoop()
+        let outcome: Result<Void, BluetoothError> = await withDeadline(seconds: scanSeconds, on: loop) { () async -> Result<Void, BluetoothError> in
             do throws(BluetoothError) {
-                try await AdvertisementScanner().scan { device in
+                try await AdvertisementScanner(loop: loop).scan { device in
                     guard showAll || !device.advertising.sensorKinds.isEmpty else { return }
                     let merged = table.withLock { devices -> ManagementEvent.DeviceFound in
                         var entry = device

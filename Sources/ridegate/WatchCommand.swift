@@ -64,8 +64,8 @@ struct WatchCommand: AsyncParsableCommand {
         let screen = WatchScreen(units: settings.displayUnits, deviceID: device, broker: "\(mqtt.host):\(mqtt.port)",
                                  localTimeOfDay: LocalTime.secondsSinceMidnight)
         subscription.start()
-        let view = WatchView(screen: screen, prefix: prefix, once: once)
-        let outcome = await withDeadline(seconds: nil, stop: TerminationSignals().signals) {
+        let view = WatchView(screen: screen, prefix: prefix, once: once, loop: loop)
+        let outcome = await withDeadline(seconds: nil, on: loop, stop: TerminationSignals(on: loop).signals) {
             await view.follow(subscription.events)
         }
         await subscription.stop()
@@ -78,13 +78,16 @@ private actor WatchView {
     let screen: WatchScreen
     let prefix: String
     let once: Bool
+    /// Times the redraws and the waits of --once.
+    let loop: EventLoop
     private var state = WatchState()
     private var connected = false
     private var lastDraw = 0.0
     private var drawPending = false
     let terminal = isatty(1) == 1
 
-    init(screen: WatchScreen, prefix: String, once: Bool) {
+    init(screen: WatchScreen, prefix: String, once: Bool, loop: EventLoop) {
+        self.loop = loop
         self.screen = screen
         self.prefix = prefix
         self.once = once
@@ -95,7 +98,7 @@ private actor WatchView {
         if once {
             // Give up on a broker that does not answer within 10 s, and at once on one that refuses or a name
             // that does not resolve (the first attempt says so); print a second after connecting (the retained state).
-            let contact = await withDeadline(seconds: 10) { [self] () async -> String? in
+            let contact = await withDeadline(seconds: 10, on: loop) { [self] () async -> String? in
                 for await event in events {
                     if case .disconnected(let reason) = event, await !connected { return reason }
                     await take(event)
@@ -107,7 +110,7 @@ private actor WatchView {
                 writeError("cannot reach the broker \(screen.broker): \(reason)")
                 return ExitStatus.unavailable
             }
-            _ = await withDeadline(seconds: 1) { [self] in
+            _ = await withDeadline(seconds: 1, on: loop) { [self] in
                 for await event in events { await take(event) }
             }
             try? FileDescriptor(rawValue: 1).writeAll(Array((screen.lines(state, connected: connected).joined(separator: "\n") + "\n").utf8))
@@ -140,7 +143,7 @@ private actor WatchView {
         guard !drawPending else { return }
         drawPending = true
         Task {
-            await EventLoop.sleep(seconds: max(0, 0.25 - (now - lastDraw)))
+            await loop.sleep(seconds: max(0, 0.25 - (now - lastDraw)))
             drawLater()
         }
     }

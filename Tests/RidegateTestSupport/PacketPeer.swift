@@ -2,18 +2,18 @@ import Foundation
 import RidegateLinux
 
 /// The raw far end of a SOCK_SEQPACKET pair, for tests that play a misbehaving peer byte by byte.
-/// Receiving is event-driven (a Dispatch read source), so a waiting test never blocks a thread of the
-/// cooperative pool that the code under test needs.
+/// Receiving is event-driven (read on `loop`), so a waiting test never blocks a thread of the cooperative pool
+/// that the code under test needs.
 public final class PacketPeer: @unchecked Sendable {
     public let descriptor: SharedDescriptor
     private let received = Observed<[[UInt8]]>([])
     private var consumed = 0
     private let reader: Task<Void, Never>
 
-    public init(_ descriptor: FileDescriptor) {
+    public init(_ descriptor: FileDescriptor, loop: EventLoop) {
         let shared = SharedDescriptor(descriptor)
         self.descriptor = shared
-        let stream = ReadableChunks.stream(shared, label: "peer")
+        let stream = ReadableChunks.stream(shared, label: "peer", on: loop)
         let received = received
         reader = Task {
             do {

@@ -6,11 +6,13 @@ extension GatewayAssembly {
     /// ride is an NMEA capture (the bundled one: a strap and a power meter follow its effort) or a head unit's
     /// FIT activity (its positions through the receiver, and a strap, a power meter and a speed/cadence sensor
     /// sending what it recorded, as far as it recorded them).
-    public static func demo(config: GatewayConfig, options: DemoOptions, version: String, logger: Logger) throws(SetupError) -> Gateway {
+    /// `loop`: the gateway's one thread, on which the simulation runs too.
+    public static func demo(config: GatewayConfig, options: DemoOptions, version: String, loop: EventLoop,
+                            logger: Logger) throws(SetupError) -> Gateway {
         let demoLogger = logger.labeled("demo")
         // A recording's second 0, for its receiver and its sensors alike: once the sensors' links are up.
-        let start = RideStart(logger: demoLogger)
-        let ride = try demoRide(options, start: start, logger: demoLogger)
+        let start = RideStart(loop: loop, logger: demoLogger)
+        let ride = try demoRide(options, start: start, loop: loop, logger: demoLogger)
         let pty: PseudoTerminal
         do {
             pty = try PseudoTerminal()
@@ -25,22 +27,21 @@ extension GatewayAssembly {
         ])
         let store = StateStoreSink(directory: config.stateDirectory, logger: logger.labeled("state"))
         var sources: [any EventSource] = [RememberedPositionSource(store: store, clock: clock),
-            StateStorageSource(directory: config.stateDirectory, clock: clock, logger: logger.labeled("state"), interval: nil)
+            StateStorageSource(directory: config.stateDirectory, clock: clock, logger: logger.labeled("state"), loop: loop, interval: nil)
         ]
         // Without a receiver (a trainer's recording) the sensors' own schedule ends the ride.
         let end: RideEnd? = ride.positions ? RideEnd() : nil
         if let end {
             // A replay is dated as recorded or moved to now: no rollover floor for it.
             sources.append(end.ending(with: GPSSource(devicePath: pty.devicePath, baud: .fixed(9600), clock: clock, logger: logger.labeled("gps"),
-                                                      stopWhenDeviceCloses: true, rolloverFloor: nil), clock: clock))
+                                                      loop: loop, stopWhenDeviceCloses: true, rolloverFloor: nil), clock: clock))
         }
-        sources += simulatedSensors(ride, options: options, start: start, end: end, clock: clock, logger: logger)
+        sources += simulatedSensors(ride, options: options, start: start, end: end, clock: clock, loop: loop, logger: logger)
         let config = demoConfig(config, ride: ride, options: options)
         // Before the spool is opened (see `daemon`): a state directory an earlier release rode with is migrated too.
         let discovery = DiscoveryStart(config: config, kinds: Set(SensorProfile.builtIn))
         let readings = openSpool(config, logger: logger)
         let health = HealthFields()
-        let loop = try eventLoop()
         // Before the MQTT client starts (see `daemon`).
         let sequences = readings.sequences()
         let core = makeCore(config, sequences: sequences, version: version, removeDiscoveryAtStop: true, clockRate: options.speed,
@@ -79,14 +80,14 @@ extension GatewayAssembly {
     /// The simulated sensors that ride along: a strap, a power meter and a speed/cadence sensor, as far as the
     /// ride has them, each on a socketpair of its own and following the ride's profile.
     static func simulatedSensors(_ ride: DemoRide, options: DemoOptions, start: RideStart, end: RideEnd?, clock: SystemClock,
-                                 logger: Logger) -> [any EventSource] {
+                                 loop: EventLoop, logger: Logger) -> [any EventSource] {
         let profile = ride.profile
         var sensors: [any EventSource] = []
         func sensor<S: SimulatedSignal>(_ name: String, _ ref: SensorRef, _ behaviour: SimulatedSensorPeripheral.Behaviour, _ signal: S) {
             if ride.recorded { start.expect(ref.id) }
             sensors.append(SimulatedSensor(name: name, sensor: ref, behaviour: behaviour, profile: profile, speed: options.speed,
                                            start: ride.recorded ? start : nil, end: end, clock: clock,
-                                           logger: logger.labeled(ref.kind.topicFamily), signal: signal))
+                                           logger: logger.labeled(ref.kind.topicFamily), loop: loop, signal: signal))
         }
         if ride.strap {
             sensor("strap", .strap("demo-strap"), .init(name: "Demo strap", services: [.heartRate], manufacturer: "ridegate", model: "simulated strap",
@@ -118,7 +119,7 @@ extension GatewayAssembly {
         var play: @Sendable (PseudoTerminal) async -> Void
     }
 
-    static func demoRide(_ options: DemoOptions, start: RideStart, logger: Logger) throws(SetupError) -> DemoRide {
+    static func demoRide(_ options: DemoOptions, start: RideStart, loop: EventLoop, logger: Logger) throws(SetupError) -> DemoRide {
         if RecordedRide.isFIT(options.ridePath) {
             let recorded: RecordedRide
             do {
@@ -127,7 +128,8 @@ extension GatewayAssembly {
                 throw SetupError(description: error.description)
             }
             for note in recorded.notes { logger.notice("the recorded ride: \(note)", [("demo.ride", options.ridePath)]) }
-            let replayer = RecordedRideReplayer(ride: recorded, speed: options.speed, startAt: options.startAt, start: start, logger: logger)
+            let replayer = RecordedRideReplayer(ride: recorded, speed: options.speed, startAt: options.startAt, start: start, logger: logger,
+                                                loop: loop)
             return DemoRide(profile: recorded.profile, strap: recorded.hasHeartRate, powerMeter: recorded.hasPower,
                 speedSensor: recorded.hasSpeedSensor, positions: recorded.hasPositions, thresholdPower: recorded.thresholdPower,
                 recordedStart: recorded.start,
@@ -142,7 +144,7 @@ extension GatewayAssembly {
         } catch {
             throw SetupError(description: "cannot read the demo ride: \(error). Pass one with --ride PATH")
         }
-        let replayer = NMEAReplayer(path: options.ridePath, speed: options.speed, startAt: options.startAt, logger: logger)
+        let replayer = NMEAReplayer(path: options.ridePath, speed: options.speed, startAt: options.startAt, logger: logger, loop: loop)
         return DemoRide(profile: builder.finish(), play: { await replayer.play(into: $0) })
     }
 }

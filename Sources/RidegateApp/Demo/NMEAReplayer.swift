@@ -12,6 +12,8 @@ struct NMEAReplayer: Sendable {
     let speed: Double
     let startAt: Timestamp?
     let logger: Logger
+    /// Paces the epochs.
+    let loop: EventLoop
 
     /// The simulated receiver's side of the pty, made non-blocking (a write never holds up the loop); false, said,
     /// when it cannot be.
@@ -100,15 +102,15 @@ struct NMEAReplayer: Sendable {
         if let t = epoch.timeOfDay, let p = previousTime {
             var dt = t - p
             if dt < 0 { dt += 86_400 }
-            await EventLoop.sleep(seconds: min(dt, 3600) / speed)
+            await loop.sleep(seconds: min(dt, 3600) / speed)
         }
         previousTime = epoch.timeOfDay ?? previousTime
-        return await Self.write(epoch.bytes, to: pty.controller, logger: logger)
+        return await Self.write(epoch.bytes, to: pty.controller, loop: loop, logger: logger)
     }
 
     /// Non-blocking writes; while the reader is not draining (not open yet, or stopping) it waits in short,
     /// cancellable steps rather than parking a thread in write(2).
-    static func write(_ bytes: [UInt8], to fd: FileDescriptor, logger: Logger) async -> Bool {
+    static func write(_ bytes: [UInt8], to fd: FileDescriptor, loop: EventLoop, logger: Logger) async -> Bool {
         var offset = 0
         while offset < bytes.count {
             if Task.isCancelled { return false }
@@ -119,7 +121,7 @@ struct NMEAReplayer: Sendable {
             case .success(let n):
                 offset += n
             case .failure(let error) where error == .wouldBlock:
-                await EventLoop.sleep(seconds: 0.02)
+                await loop.sleep(seconds: 0.02)
             case .failure(let error):
                 logger.warning("replay stopped: the serial reader side is gone", [("demo.error", "\(error)")])
                 return false

@@ -179,6 +179,8 @@ struct RecordedRideReplayer: Sendable {
     /// When the ride's second 0 is, shared with the simulated sensors.
     let start: RideStart
     let logger: Logger
+    /// Paces the epochs.
+    let loop: EventLoop
 
     func play(into pty: PseudoTerminal) async {
         guard NMEAReplayer.prepare(pty, logger: logger) else { return }
@@ -187,7 +189,7 @@ struct RecordedRideReplayer: Sendable {
         // A receiver searches before its first fix: two epochs without one, from which the reader learns how the
         // receiver's cycle ends, so the ride's first fix is not held up until the second record (seconds later).
         let searching = (NMEASentenceWriter.searching(time: dated + -2) + NMEASentenceWriter.searching(time: dated + -1)).joined(separator: "\r\n") + "\r\n"
-        guard await NMEAReplayer.write(Array(searching.utf8), to: pty.controller, logger: logger) else { return }
+        guard await NMEAReplayer.write(Array(searching.utf8), to: pty.controller, loop: loop, logger: logger) else { return }
         var previous: RideProfile.Sample?
         var course: (latitude: Double, longitude: Double)?
         for sample in ride.profile.samples {
@@ -212,7 +214,7 @@ struct RecordedRideReplayer: Sendable {
             for epoch in epochs {
                 if Task.isCancelled { return }
                 // Until the epoch's time from the start (not from the previous one's: no drift over a long ride).
-                await EventLoop.sleep(seconds: max(0, started + epoch.offset / speed - SystemClock.monotonicSeconds()))
+                await loop.sleep(seconds: max(0, started + epoch.offset / speed - SystemClock.monotonicSeconds()))
                 let time = dated + epoch.offset
                 let bearing = course.map {
                     GreatCircle.bearingDegrees(lat1: $0.latitude, lon1: $0.longitude, lat2: epoch.latitude, lon2: epoch.longitude)
@@ -222,11 +224,11 @@ struct RecordedRideReplayer: Sendable {
                     NMEASentenceWriter.rmc(time: time, latitude: epoch.latitude, longitude: epoch.longitude, speed: epoch.speed, course: bearing)
                     + "\r\n"
                     + NMEASentenceWriter.gga(time: time, latitude: epoch.latitude, longitude: epoch.longitude, altitude: epoch.altitude) + "\r\n"
-                guard await NMEAReplayer.write(Array(text.utf8), to: pty.controller, logger: logger) else { return }
+                guard await NMEAReplayer.write(Array(text.utf8), to: pty.controller, loop: loop, logger: logger) else { return }
             }
         }
         // The last record held for its second, then the ride is over.
-        await EventLoop.sleep(seconds: 1 / speed)
+        await loop.sleep(seconds: 1 / speed)
         logger.info("the recorded ride has ended")
     }
 }

@@ -21,8 +21,10 @@ final class RideStart: Sendable {
 
     private let state: Locked<State>
     private let logger: Logger
+    private let loop: EventLoop
 
-    init(patience: Double = 10, logger: Logger) {
+    init(patience: Double = 10, loop: EventLoop, logger: Logger) {
+        self.loop = loop
         state = Locked(State(unconnected: []))
         self.patience = patience
         self.logger = logger
@@ -47,7 +49,7 @@ final class RideStart: Sendable {
         if state.withLock({ $0.unconnected.isEmpty }) { fix(SystemClock.monotonicSeconds() + Self.lead) }
         return await withTaskGroup(of: Void.self) { group in
             group.addTask { [self] in
-                await EventLoop.sleep(seconds: patience)
+                await loop.sleep(seconds: patience)
                 guard !Task.isCancelled else { return }
                 let missing = state.withLock { $0.origin == nil ? $0.unconnected.sorted() : [] }
                 guard !missing.isEmpty else { return }

@@ -16,18 +16,19 @@ struct SimulatedSensor<Signal: SimulatedSignal>: EventSource {
     var end: RideEnd?
     let clock: SystemClock
     let logger: Logger
+    let loop: EventLoop
     var signal: Signal
 
     func run(emit: @escaping @Sendable (SourceEvent) -> Void) async {
         emit(.sensorState(sensor, .connecting, at: clock.now()))
         let link: (client: ATTBearer, peripheral: FileDescriptor)
         do {
-            link = try ATTBearer.pair(label: "demo-\(name)")
+            link = try ATTBearer.pair(label: "demo-\(name)", loop: loop)
         } catch {
             logger.error("cannot create the simulated sensor's link", [("sensor.id", sensor.id), ("error", "\(error)")])
             return
         }
-        let peripheral = SimulatedSensorPeripheral(descriptor: link.peripheral, behaviour: behaviour)
+        let peripheral = SimulatedSensorPeripheral(descriptor: link.peripheral, behaviour: behaviour, loop: loop)
         let connection = SensorConnection(sensor: sensor, bearer: link.client, clock: clock, logger: logger)
         let sensor = sensor, clock = clock, logger = logger, start = start
         await withTaskGroup(of: Void.self) { group in
@@ -53,7 +54,7 @@ struct SimulatedSensor<Signal: SimulatedSignal>: EventSource {
         var offset = 0.0
         let interval = 1.0
         let started = await start?.origin() ?? SystemClock.monotonicSeconds()
-        await EventLoop.sleep(seconds: max(0, started - SystemClock.monotonicSeconds()))
+        await loop.sleep(seconds: max(0, started - SystemClock.monotonicSeconds()))
         // Past the profile's end, its last second holds until the receiver's last fix has been read.
         while !Task.isCancelled, offset <= profile.duration || end?.isOver == false {
             let sample = profile.sample(at: min(offset, profile.duration))
@@ -63,7 +64,7 @@ struct SimulatedSensor<Signal: SimulatedSignal>: EventSource {
             }
             offset += interval
             // Until the ride's next second in real time, from the start: late ticks do not add up to a slower ride.
-            await EventLoop.sleep(seconds: max(0, started + offset / speed - SystemClock.monotonicSeconds()))
+            await loop.sleep(seconds: max(0, started + offset / speed - SystemClock.monotonicSeconds()))
         }
     }
 }

@@ -40,6 +40,8 @@ public final class SimulatedSensorPeripheral: Sendable {
 
     /// Shared with the read loop, which closes it when the client goes: later notifications do nothing.
     private let fd: SharedDescriptor
+    /// Reads the client's requests.
+    private let loop: EventLoop
     private let behaviour: Behaviour
     private let attributes: [Attribute]
     /// Each notifying characteristic's value handle and its CCCD handle.
@@ -51,8 +53,9 @@ public final class SimulatedSensorPeripheral: Sendable {
         var cccd: [UInt16: UInt16] = [:]
     }
 
-    public init(descriptor: FileDescriptor, behaviour: Behaviour = Behaviour()) {
+    public init(descriptor: FileDescriptor, behaviour: Behaviour = Behaviour(), loop: EventLoop) {
         fd = SharedDescriptor(descriptor)
+        self.loop = loop
         self.behaviour = behaviour
         var table: [Attribute] = []
         var notifying: [BluetoothUUID: (value: UInt16, cccd: UInt16)] = [:]
@@ -93,7 +96,7 @@ public final class SimulatedSensorPeripheral: Sendable {
     /// Serves requests until the client goes away or the task is cancelled.
     public func run() async {
         do {
-            for try await request in ReadableChunks.stream(fd, label: "peripheral") {
+            for try await request in ReadableChunks.stream(fd, label: "peripheral", on: loop) {
                 guard !behaviour.silent else { continue }
                 if let response = respond(to: request) { try? send(response) }
             }

@@ -6,8 +6,11 @@ import RidegateLinux
 public struct Doctor: Sendable {
     public let configPath: String
     let logger: Logger
+    /// Where its probes read and wait.
+    let loop: EventLoop
 
-    public init(configPath: String, logger: Logger) {
+    public init(configPath: String, loop: EventLoop, logger: Logger) {
+        self.loop = loop
         self.configPath = configPath
         self.logger = logger
     }
@@ -62,7 +65,7 @@ public struct Doctor: Sendable {
 
     func gpsPort(_ config: GatewayConfig) async -> [DoctorCheck] {
         do {
-            if let rate = try await BaudRateDetector(devicePath: config.gps.device, listenSeconds: 2).detect() {
+            if let rate = try await BaudRateDetector(devicePath: config.gps.device, loop: loop, listenSeconds: 2).detect() {
                 let configured: String
                 switch config.gps.baud {
                 case .auto: configured = "auto"
@@ -107,11 +110,11 @@ public struct Doctor: Sendable {
             return checks
         }
         do {
-            let scanner = AdvertisementScanner()
+            let scanner = AdvertisementScanner(loop: loop)
             // Distinct devices per kind (a device advertises many times a second).
             let seen = Locked<[SensorProfile: Set<[UInt8]>]>([:])
             // Four seconds of advertisements; a scanner error ends it sooner.
-            let outcome: BluetoothError? = await withDeadline(seconds: 4) { () async -> BluetoothError? in
+            let outcome: BluetoothError? = await withDeadline(seconds: 4, on: loop) { () async -> BluetoothError? in
                 do throws(BluetoothError) {
                     try await scanner.scan { device in
                         for kind in device.advertising.sensorKinds { _ = seen.withLock { $0[kind, default: []].insert(device.address.bytes) } }
@@ -176,7 +179,7 @@ public struct Doctor: Sendable {
     /// One connection attempt to the one broker of `settings`: nil when it connected, else why not.
     private func probe(_ settings: MQTTSettings, prefix: String) async -> String? {
         do {
-            let client = try MQTTPublisher(settings: settings, topicPrefix: prefix, logger: logger.labeled("mqtt"))
+            let client = try MQTTPublisher(settings: settings, topicPrefix: prefix, loop: loop, logger: logger.labeled("mqtt"))
             try client.start()
             // A refusal or a name that does not resolve is known at once: no reason to wait out the 5 s.
             let connected = await client.waitUntilConnected(timeout: 5, untilFirstFailure: true)

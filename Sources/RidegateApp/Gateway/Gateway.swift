@@ -21,11 +21,11 @@ public struct Gateway: Sendable {
     let stopWhenSourcesEnd: Bool
     /// Runs beside the sources (the demo's simulated receiver), cancelled with them.
     let companions: [@Sendable () async -> Void]
-    /// The thread the gateway's tasks run on (`EventLoop`); nil: Swift's global pool.
-    let loop: EventLoop?
+    /// The thread the gateway's tasks run on (`EventLoop`): its parts were built on it too.
+    let loop: EventLoop
 
     public init(sources: [any EventSource], sinks: [any EffectSink], core: GatewayCore, clock: SystemClock, logger: Logger,
-                stopWhenSourcesEnd: Bool = false, companions: [@Sendable () async -> Void] = [], loop: EventLoop? = nil) {
+                stopWhenSourcesEnd: Bool = false, companions: [@Sendable () async -> Void] = [], loop: EventLoop) {
         self.loop = loop
         self.sources = sources
         self.sinks = sinks
@@ -37,15 +37,10 @@ public struct Gateway: Sendable {
     }
 
     /// Runs until a signal arrives on `signals` (or, for the demo, the sources end); returns why it stopped.
+    /// Its tasks prefer `loop` as their executor: on the daemon's main thread, where the loop already runs every
+    /// job, nothing changes; a gateway on a test's loop runs there too.
     public func run(signals: AsyncStream<Int32>) async -> StopReason {
-        guard let loop else { return await runHere(signals: signals) }
-        // A loop made for this gateway ends with it; the process's own (the caller's) goes on.
-        let ownLoop = loop !== EventLoop.current
-        let reason = await withTaskExecutorPreference(loop) {
-            await EventLoop.$current.withValue(loop) { await runHere(signals: signals) }
-        }
-        if ownLoop { loop.stop() }
-        return reason
+        await withTaskExecutorPreference(loop) { await runHere(signals: signals) }
     }
 
     private func runHere(signals: AsyncStream<Int32>) async -> StopReason {
@@ -97,7 +92,7 @@ public struct Gateway: Sendable {
                 }
                 guard stopWhenSourcesEnd else {
                     // A daemon whose sources all ended (none configured) idles until it is told to stop.
-                    await EventLoop.sleep(seconds: .infinity)
+                    await loop.sleep(seconds: .infinity)
                     return nil
                 }
                 return .sourcesEnded

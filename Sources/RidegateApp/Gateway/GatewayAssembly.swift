@@ -28,39 +28,40 @@ public enum GatewayAssembly {
 
     /// The daemon: the configured GPS and BLE sensors, the configured LED, and MQTT.
     /// `lastGoodInForce`: the configuration file was refused and `config` is the last good copy (`run --last-good`).
-    public static func daemon(config: GatewayConfig, version: String, lastGoodInForce: Bool = false, logger: Logger) throws(SetupError) -> Gateway {
+    /// `loop`: the gateway's one thread, on which every part reads, waits and runs (the process's main thread).
+    public static func daemon(config: GatewayConfig, version: String, lastGoodInForce: Bool = false, loop: EventLoop,
+                              logger: Logger) throws(SetupError) -> Gateway {
         let clock = SystemClock()
         var sources: [any EventSource] = []
         if config.gps.enabled, let gpsd = config.gps.gpsd {
-            sources.append(GPSDSource(address: gpsd, clock: clock, logger: logger.labeled("gps")))
+            sources.append(GPSDSource(address: gpsd, clock: clock, logger: logger.labeled("gps"), loop: loop))
         } else if config.gps.enabled {
             let baud: GPSSource.Baud
             switch config.gps.baud {
             case .fixed(let rate): baud = .fixed(rate)
             case .auto: baud = .auto
             }
-            sources.append(GPSSource(devicePath: config.gps.device, baud: baud, clock: clock, logger: logger.labeled("gps")))
+            sources.append(GPSSource(devicePath: config.gps.device, baud: baud, clock: clock, logger: logger.labeled("gps"), loop: loop))
         }
-        let link = KernelSensorLink()
+        let link = KernelSensorLink(loop: loop)
         let claims = SensorClaims(configuredKinds: Set(config.bluetoothSensors.map(\.kind)))
         for sensor in config.bluetoothSensors {
             sources.append(BluetoothSensorSource(
                 kind: sensor.kind, selector: SensorSelector(configured: sensor.select), wheelMillimetres: sensor.wheelMillimetres,
                 link: link, claims: claims, clock: clock, logger: logger.labeled(sensor.kind.topicFamily),
-                memory: SensorMemory(directory: config.stateDirectory, kind: sensor.kind)))
+                memory: SensorMemory(directory: config.stateDirectory, kind: sensor.kind), retry: .standard(on: loop)))
         }
         let store = StateStoreSink(directory: config.stateDirectory, logger: logger.labeled("state"))
         sources.append(RememberedPositionSource(store: store, clock: clock))
         // Looked at before the spool is opened (which makes its file).
         let discovery = DiscoveryStart(config: config)
         let readings = openSpool(config, logger: logger)
-        sources.append(StateStorageSource(directory: config.stateDirectory, clock: clock, logger: logger.labeled("state")))
+        sources.append(StateStorageSource(directory: config.stateDirectory, clock: clock, logger: logger.labeled("state"), loop: loop))
         let notifier = ServiceNotifier()
-        if let interval = notifier.watchdogInterval { sources.append(WatchdogSource(interval: interval, clock: clock)) }
-        if let button = config.button { sources.append(LapButtonSource(button: button, clock: clock, logger: logger.labeled("button"))) }
+        if let interval = notifier.watchdogInterval { sources.append(WatchdogSource(interval: interval, clock: clock, loop: loop)) }
+        if let button = config.button { sources.append(LapButtonSource(button: button, clock: clock, logger: logger.labeled("button"), loop: loop)) }
         // systemd hears "stopping" first and the rest of the orderly stop after it.
         let health = HealthFields()
-        let loop = try eventLoop()
         // Read before the MQTT client starts: from then on the spool is the client's, on the loop's thread only
         // (SQLite's connection is not shared between threads; reading it here during the first connect crashed).
         let sequences = readings.sequences()
@@ -73,16 +74,6 @@ public enum GatewayAssembly {
             + rideLog(config, version: version, outputs: outputs, health: health, loop: loop, logger: logger) + outputs + [store]
         return Gateway(sources: sources, sinks: sinks, core: core, clock: clock,
                        logger: logger.labeled("gateway"), loop: loop)
-    }
-
-    /// The gateway's one thread (`EventLoop`): the process's own (`ridegate` runs on one), or a new one.
-    static func eventLoop() throws(SetupError) -> EventLoop {
-        if let process = EventLoop.current { return process }
-        do {
-            return try EventLoop()
-        } catch {
-            throw SetupError(description: "cannot start the event loop: \(error)")
-        }
     }
 
     /// Requests the configured LED lines (one, three, or one per zone), in order.
@@ -223,18 +214,18 @@ public enum GatewayAssembly {
     /// `afterOneShots`: called once the broker has taken every one-shot message (an earlier release's discovery
     /// configs cleared).
     static func makeSinks(config: GatewayConfig, deviceID: String, store: any ReadingStore, health: HealthFields = HealthFields(),
-                          loop: EventLoop? = nil, clearRetainedAtStop: Bool = false, afterOneShots: (@Sendable () -> Void)? = nil,
+                          loop: EventLoop, clearRetainedAtStop: Bool = false, afterOneShots: (@Sendable () -> Void)? = nil,
                           logger: Logger) throws(SetupError) -> [any EffectSink] {
         var sinks: [any EffectSink] = []
         switch config.led.mode {
         case .off:
             break
         case .console:
-            sinks.append(LEDSink(output: ConsoleLEDOutput(logger: logger.labeled("led"))))
+            sinks.append(LEDSink(output: ConsoleLEDOutput(logger: logger.labeled("led")), loop: loop))
         case .single, .rgb, .bar:
             do {
                 let lines = try requestLEDLines(config)
-                sinks.append(LEDSink(output: GPIOLEDOutput(lines: lines, logger: logger.labeled("led")), layout: ledLayout(config)))
+                sinks.append(LEDSink(output: GPIOLEDOutput(lines: lines, logger: logger.labeled("led")), layout: ledLayout(config), loop: loop))
             } catch {
                 throw SetupError(description: error.description)
             }

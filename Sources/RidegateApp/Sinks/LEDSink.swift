@@ -27,8 +27,11 @@ public final class LEDSink: EffectSink, Sendable {
         var generation = 0
     }
     private let state = Locked(State())
+    /// Times the pattern's edges.
+    private let loop: EventLoop
 
-    public init(output: any LEDOutput, layout: LEDLayout = .single) {
+    public init(output: any LEDOutput, layout: LEDLayout = .single, loop: EventLoop) {
+        self.loop = loop
         self.output = output
         self.layout = layout
     }
@@ -52,7 +55,7 @@ public final class LEDSink: EffectSink, Sendable {
         s.generation += 1
         guard output.showsEdges, let wait = s.pattern.millisecondsToNextEdge(after: s.elapsed) else { return }
         let generation = s.generation
-        s.timer = DeferredWork.after(Double(wait) / 1000) { [weak self] in self?.edge(of: generation, after: wait) }
+        s.timer = loop.execute(after: Double(wait) / 1000) { [weak self] in self?.edge(of: generation, after: wait) }
     }
 
     private func edge(of generation: Int, after wait: Int) {

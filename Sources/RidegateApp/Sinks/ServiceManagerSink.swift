@@ -26,11 +26,12 @@ struct WatchdogSource: EventSource {
     let name = "watchdog"
     let interval: Double
     let clock: SystemClock
+    let loop: EventLoop
 
     func run(emit: @escaping @Sendable (SourceEvent) -> Void) async {
         while !Task.isCancelled {
             emit(.watchdogTick(at: clock.now()))
-            await EventLoop.sleep(seconds: interval)
+            await loop.sleep(seconds: interval)
         }
     }
 }

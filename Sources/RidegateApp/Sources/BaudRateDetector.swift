@@ -11,8 +11,12 @@ public struct BaudRateDetector: Sendable {
     /// How long to listen at each rate; a receiver talks at least once a second.
     public let listenSeconds: Double
 
-    public init(devicePath: String, listenSeconds: Double = 1.5) {
+    /// Reads each try and times its listening.
+    public let loop: EventLoop
+
+    public init(devicePath: String, loop: EventLoop, listenSeconds: Double = 1.5) {
         self.devicePath = devicePath
+        self.loop = loop
         self.listenSeconds = listenSeconds
     }
 
@@ -27,10 +31,10 @@ public struct BaudRateDetector: Sendable {
     }
 
     private func validSentences(on port: SerialPort) async -> Int {
-        let stream = ReadableChunks.stream(port.descriptor, label: devicePath)
+        let stream = ReadableChunks.stream(port.descriptor, label: devicePath, on: loop)
         let listen = listenSeconds
         // The deadline's cancellation ends the stream, which closes the port.
-        return await withDeadline(seconds: listen) {
+        return await withDeadline(seconds: listen, on: loop) {
             var splitter = LineSplitter(maximumLength: NMEAFraming.maximumLength + 8)
             var valid = 0
             do {

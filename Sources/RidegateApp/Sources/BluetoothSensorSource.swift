@@ -34,14 +34,15 @@ public struct BluetoothSensorSource: EventSource {
             self.pause = pause
         }
 
-        public static let standard = Retry(backoff: ReconnectBackoff(initial: 1, maximum: 10), stableAfter: 30) { seconds in
-            await EventLoop.sleep(seconds: seconds)
+        /// 1 s doubling to 10 s, a sleep on `loop`.
+        public static func standard(on loop: EventLoop) -> Retry {
+            Retry(backoff: ReconnectBackoff(initial: 1, maximum: 10), stableAfter: 30) { seconds in await loop.sleep(seconds: seconds) }
         }
     }
 
     public init(kind: SensorProfile = .heartRate, selector: SensorSelector, wheelMillimetres: Double = SensorRef.defaultWheelMillimetres,
                 link: any SensorLink, claims: SensorClaims = SensorClaims(), clock: SystemClock, logger: Logger,
-                memory: SensorMemory? = nil, transactionTimeout: Double = 30, retry: Retry = .standard) {
+                memory: SensorMemory? = nil, transactionTimeout: Double = 30, retry: Retry) {
         self.name = kind.family == .strap ? kind.topicFamily : kind.rawValue
         self.kind = kind
         self.selector = selector

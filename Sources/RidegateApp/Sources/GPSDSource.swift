@@ -13,9 +13,12 @@ public struct GPSDSource: EventSource {
     public let logger: Logger
     public let dataTimeout: Double
     public let backoff: ReconnectBackoff
+    /// Reads gpsd's socket and times the waits.
+    public let loop: EventLoop
 
-    public init(address: BrokerAddress, clock: SystemClock, logger: Logger, dataTimeout: Double = 5,
+    public init(address: BrokerAddress, clock: SystemClock, logger: Logger, loop: EventLoop, dataTimeout: Double = 5,
                 backoff: ReconnectBackoff = ReconnectBackoff(initial: 1, maximum: 30)) {
+        self.loop = loop
         self.address = address
         self.clock = clock
         self.logger = logger
@@ -43,20 +46,20 @@ public struct GPSDSource: EventSource {
                     emit(.gpsState(.noDevice, at: clock.now()))
                     reportedMissing = true
                 }
-                await EventLoop.sleep(seconds: retry.delay())
+                await loop.sleep(seconds: retry.delay())
                 continue
             }
             retry = backoff
             reportedMissing = false
             logger.info("reading the GPS through gpsd", [("gps.gpsd", address.description)])
             let reader = NMEAStreamReader(label: label, rolloverFloor: GPSWeekRollover.releaseFloor, dataTimeout: dataTimeout,
-                                          clock: clock, logger: logger)
-            let statistics = await reader.read(ReadableChunks.stream(socket, label: label), emit: emit)
+                                          clock: clock, logger: logger, loop: loop)
+            let statistics = await reader.read(ReadableChunks.stream(socket, label: label, on: loop), emit: emit)
             if Task.isCancelled { break }
             logger.warning("gpsd closed the connection; reconnecting", [("gps.gpsd", address.description), ("gps.nmea", statistics.summary)])
             emit(.gpsState(.noDevice, at: clock.now()))
             reportedMissing = true
-            await EventLoop.sleep(seconds: retry.delay())
+            await loop.sleep(seconds: retry.delay())
         }
     }
 }

@@ -27,9 +27,12 @@ public struct GPSSource: EventSource {
     public let dataTimeout: Double
     /// Seconds between attempts to open a device that is missing or unusable, when inotify says nothing.
     public let retryInterval: Double
+    /// Reads the port, watches its directory and times the waits.
+    public let loop: EventLoop
 
-    public init(devicePath: String, baud: Baud, clock: SystemClock, logger: Logger, stopWhenDeviceCloses: Bool = false,
+    public init(devicePath: String, baud: Baud, clock: SystemClock, logger: Logger, loop: EventLoop, stopWhenDeviceCloses: Bool = false,
                 rolloverFloor: CivilDate? = GPSWeekRollover.releaseFloor, dataTimeout: Double = 5, retryInterval: Double = 10) {
+        self.loop = loop
         self.dataTimeout = dataTimeout
         self.retryInterval = retryInterval
         self.devicePath = devicePath
@@ -46,7 +49,7 @@ public struct GPSSource: EventSource {
         while !Task.isCancelled {
             // Watch the device's directory, or the nearest one that exists (/dev/serial/by-id comes and goes).
             let directory = DirectoryWatcher.nearestExistingDirectory(of: devicePath)
-            if watcher?.directory != directory { watcher = directory.flatMap { try? DirectoryWatcher(directory: $0) } }
+            if watcher?.directory != directory { watcher = directory.flatMap { try? DirectoryWatcher(directory: $0, loop: loop) } }
             let port: SerialPort
             do {
                 port = try await open()
@@ -59,7 +62,7 @@ public struct GPSSource: EventSource {
                 if let watcher {
                     await watcher.waitForChange(timeout: retryInterval)
                 } else {
-                    await EventLoop.sleep(seconds: retryInterval)
+                    await loop.sleep(seconds: retryInterval)
                 }
                 continue
             }
@@ -79,7 +82,7 @@ public struct GPSSource: EventSource {
         case .fixed(let rate):
             return try SerialPort.open(path: devicePath, baud: rate)
         case .auto:
-            guard let rate = try await BaudRateDetector(devicePath: devicePath).detect() else {
+            guard let rate = try await BaudRateDetector(devicePath: devicePath, loop: loop).detect() else {
                 throw SerialPortError.noRecognisableData(path: devicePath)
             }
             logger.info("GPS baud rate detected", [("gps.baud", String(rate))])
@@ -88,8 +91,8 @@ public struct GPSSource: EventSource {
     }
 
     private func read(_ port: SerialPort, emit: @escaping @Sendable (SourceEvent) -> Void) async -> NMEAStatistics {
-        await NMEAStreamReader(label: devicePath, rolloverFloor: rolloverFloor, dataTimeout: dataTimeout, clock: clock, logger: logger)
-            .read(ReadableChunks.stream(port.descriptor, label: devicePath), emit: emit)
+        await NMEAStreamReader(label: devicePath, rolloverFloor: rolloverFloor, dataTimeout: dataTimeout, clock: clock, logger: logger, loop: loop)
+            .read(ReadableChunks.stream(port.descriptor, label: devicePath, on: loop), emit: emit)
     }
 }
 
@@ -98,6 +101,7 @@ public struct GPSSource: EventSource {
 /// returns.
 final class DataWatchdog: Sendable {
     private let seconds: Double
+    private let loop: EventLoop
     private let expired: @Sendable () -> Void
     private struct State {
         /// The last kick, and whether the timer has fired since: a kick only writes this (nothing is woken
@@ -109,8 +113,9 @@ final class DataWatchdog: Sendable {
     }
     private let state = Locked(State(last: SystemClock.monotonicSeconds()))
 
-    init(seconds: Double, expired: @escaping @Sendable () -> Void) {
+    init(seconds: Double, on loop: EventLoop, expired: @escaping @Sendable () -> Void) {
         self.seconds = seconds
+        self.loop = loop
         self.expired = expired
         arm(after: seconds)
     }
@@ -126,7 +131,7 @@ final class DataWatchdog: Sendable {
     }
 
     private func arm(after delay: Double) {
-        let timer = DeferredWork.after(delay) { [weak self] in self?.check() }
+        let timer = loop.execute(after: delay) { [weak self] in self?.check() }
         let replaced = state.withLock { s -> DeferredWork? in
             guard !s.stopped else { return timer }
             defer { s.timer = timer }

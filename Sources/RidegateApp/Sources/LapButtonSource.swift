@@ -8,6 +8,8 @@ struct LapButtonSource: EventSource {
     let button: GatewayConfig.Button
     let clock: SystemClock
     let logger: Logger
+    /// Watches the line's edges.
+    let loop: EventLoop
 
     func run(emit: @escaping @Sendable (SourceEvent) -> Void) async {
         let selector: GPIOOutputLine.Selector = button.lineName.map { .name($0) } ?? .offset(chip: button.chip, offset: button.line ?? 0)
@@ -19,7 +21,6 @@ struct LapButtonSource: EventSource {
             return
         }
         defer { line.release() }
-        guard let loop = EventLoop.current else { return }
         logger.info("lap button ready", [("button.chip", line.chipPath), ("button.line", String(line.offset))])
         let presses = Locked(ButtonPresses(longPress: button.longPressSeconds))
         let logger = logger, clock = clock

@@ -9,6 +9,8 @@ struct NMEAStreamReader: Sendable {
     let dataTimeout: Double
     let clock: SystemClock
     let logger: Logger
+    /// Times the data watchdog.
+    let loop: EventLoop
 
     func read(_ chunks: ChunkStream, emit: @escaping @Sendable (SourceEvent) -> Void) async -> NMEAStatistics {
         var splitter = LineSplitter(maximumLength: NMEAFraming.maximumLength + 8)
@@ -16,7 +18,7 @@ struct NMEAStreamReader: Sendable {
         var assembler = FixAssembler(notBefore: rolloverFloor)
         var statistics = NMEAStatistics()
         var rolloverLogged = false
-        let watchdog = DataWatchdog(seconds: dataTimeout) { emit(.gpsState(.noData, at: clock.now())) }
+        let watchdog = DataWatchdog(seconds: dataTimeout, on: loop) { emit(.gpsState(.noData, at: clock.now())) }
         defer { watchdog.stop() }
         do {
             for try await chunk in chunks {

@@ -11,8 +11,10 @@ public struct StateStorageSource: EventSource {
     let clock: SystemClock
     let logger: Logger
     let interval: Double?
+    let loop: EventLoop
 
-    public init(directory: String, clock: SystemClock, logger: Logger, interval: Double? = 30) {
+    public init(directory: String, clock: SystemClock, logger: Logger, loop: EventLoop, interval: Double? = 30) {
+        self.loop = loop
         self.directory = directory
         self.clock = clock
         self.logger = logger
@@ -36,7 +38,7 @@ public struct StateStorageSource: EventSource {
                 lastError = error.description
             }
             guard let interval else { return }
-            await EventLoop.sleep(seconds: interval)
+            await loop.sleep(seconds: interval)
         }
     }
 

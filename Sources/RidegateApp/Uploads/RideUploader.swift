@@ -89,7 +89,7 @@ public final class RideUploader: EffectSink, @unchecked Sendable {
                               [("upload.wait_s", String(Int(settings.waitAtStop)))])
                 said = true
             }
-            await EventLoop.sleep(seconds: 0.2)
+            await loop.sleep(seconds: 0.2)
         }
     }
 

@@ -16,11 +16,14 @@ public final class ATTBearer: Sendable {
     /// that falls `ReadableChunks.capacity` PDUs behind ends the link with `ReaderFellBehind` (a response
     /// dropped would leave its request waiting out the 30 s transaction timeout; a link ended is reconnected).
     public let incoming: ChunkStream
+    /// The loop that reads it, and runs its client's timers.
+    public let loop: EventLoop
 
-    public init(descriptor: FileDescriptor, label: String) {
+    public init(descriptor: FileDescriptor, label: String, loop: EventLoop) {
         self.descriptor = SharedDescriptor(descriptor)
         self.label = label
-        incoming = ReadableChunks.stream(self.descriptor, label: label, whenFull: .end(ReaderFellBehind()))
+        self.loop = loop
+        incoming = ReadableChunks.stream(self.descriptor, label: label, on: loop, whenFull: .end(ReaderFellBehind()))
     }
 
     public struct ReaderFellBehind: Error, CustomStringConvertible {
@@ -50,12 +53,12 @@ public final class ATTBearer: Sendable {
     }
 
     /// A connected pair: a bearer for the client and the raw descriptor for a simulated peripheral.
-    public static func pair(label: String) throws(SystemCallError) -> (client: ATTBearer, peripheral: FileDescriptor) {
+    public static func pair(label: String, loop: EventLoop) throws(SystemCallError) -> (client: ATTBearer, peripheral: FileDescriptor) {
         var fds: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
             throw SystemCallError("socketpair", "AF_UNIX SOCK_SEQPACKET", .current)
         }
-        return (ATTBearer(descriptor: FileDescriptor(rawValue: fds[0]), label: label), FileDescriptor(rawValue: fds[1]))
+        return (ATTBearer(descriptor: FileDescriptor(rawValue: fds[0]), label: label, loop: loop), FileDescriptor(rawValue: fds[1]))
     }
 }
 

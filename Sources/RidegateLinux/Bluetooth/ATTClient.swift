@@ -108,7 +108,7 @@ public actor ATTClient {
                     continuation.resume(throwing: ATTClientError.link("send: \(error)"))
                     return
                 }
-                transactionTimer = DeferredWork.after(timeout) { [weak self] in
+                transactionTimer = bearer.loop.execute(after: timeout) { [weak self] in
                     Task { await self?.expire(id) }
                 }
             }

@@ -4,11 +4,16 @@ import RidegateCore
 /// to report, not to fix behind the user's back), restarts discovery when the kernel ends a round, and
 /// stops it when the scan is cancelled, leaving the adapter as it was.
 public struct AdvertisementScanner: Sendable {
-    public init() {}
+    private let loop: EventLoop
+
+    /// `loop` reads the management socket.
+    public init(loop: EventLoop) {
+        self.loop = loop
+    }
 
     /// Calls `found` for every advertisement until the task is cancelled.
     public func scan(found: @escaping @Sendable (ManagementEvent.DeviceFound) -> Void) async throws(BluetoothError) {
-        let socket = try ManagementSocket()
+        let socket = try ManagementSocket(loop: loop)
         var events = socket.events.makeAsyncIterator()
         let index = try await firstPoweredController(socket, &events)
         try socket.send(ManagementCommand.packet(ManagementCommand.startDiscovery, index: index, parameters: [ManagementCommand.lowEnergy]))

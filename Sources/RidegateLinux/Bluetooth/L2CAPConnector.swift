@@ -8,7 +8,7 @@ import RidegateCore
 public enum L2CAPConnector {
     static let attChannel: UInt16 = 4
 
-    public static func connect(to address: BluetoothAddress, timeout: Double = 10) async throws(BluetoothError) -> ATTBearer {
+    public static func connect(to address: BluetoothAddress, timeout: Double = 10, on loop: EventLoop) async throws(BluetoothError) -> ATTBearer {
         let fd = socket(Int32(AF_BLUETOOTH), Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue),
                         Int32(BTPROTO_L2CAP))
         guard fd >= 0 else { throw BluetoothError.socket(.current) }
@@ -44,7 +44,7 @@ public enum L2CAPConnector {
         if started != 0 {
             let e = Errno.current
             guard e == .inProgress || e == .wouldBlock else { throw fail(.connect(address: address.description, errno: e)) }
-            guard await FileReadiness.writable(FileDescriptor(rawValue: fd), timeout: timeout) else {
+            guard await FileReadiness.writable(FileDescriptor(rawValue: fd), timeout: timeout, on: loop) else {
                 throw fail(.connectTimeout(address: address.description, seconds: timeout))
             }
             var soError: Int32 = 0
@@ -52,6 +52,6 @@ public enum L2CAPConnector {
             getsockopt(fd, SOL_SOCKET, SO_ERROR, &soError, &length)
             guard soError == 0 else { throw fail(.connect(address: address.description, errno: Errno(rawValue: soError))) }
         }
-        return ATTBearer(descriptor: FileDescriptor(rawValue: fd), label: address.description)
+        return ATTBearer(descriptor: FileDescriptor(rawValue: fd), label: address.description, loop: loop)
     }
 }

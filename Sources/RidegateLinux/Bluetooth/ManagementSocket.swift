@@ -11,7 +11,7 @@ public final class ManagementSocket: Sendable {
     public let events: ChunkStream
 
     /// socket(AF_BLUETOOTH, SOCK_RAW, BTPROTO_HCI) + bind(HCI_DEV_NONE, HCI_CHANNEL_CONTROL).
-    public init() throws(BluetoothError) {
+    public init(loop: EventLoop) throws(BluetoothError) {
         let fd = socket(Int32(AF_BLUETOOTH), Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), Int32(BTPROTO_HCI))
         guard fd >= 0 else { throw BluetoothError.socket(.current) }
         var address = sockaddr_hci()
@@ -27,7 +27,7 @@ public final class ManagementSocket: Sendable {
             throw BluetoothError.bind(e)
         }
         descriptor = FileDescriptor(rawValue: fd)
-        events = ReadableChunks.stream(descriptor, label: "mgmt")
+        events = ReadableChunks.stream(descriptor, label: "mgmt", on: loop)
     }
 
     public func send(_ packet: [UInt8]) throws(BluetoothError) {

@@ -26,16 +26,19 @@ public struct FoundSensor: Sendable, Equatable {
 /// The kernel's Bluetooth stack: management-interface discovery and an L2CAP LE socket on the ATT channel.
 public struct KernelSensorLink: SensorLink {
     public let connectTimeout: Double
+    /// Reads the kernel's sockets and times their waits.
+    private let loop: EventLoop
 
-    public init(connectTimeout: Double = 10) {
+    public init(connectTimeout: Double = 10, loop: EventLoop) {
         self.connectTimeout = connectTimeout
+        self.loop = loop
     }
 
     public func find(_ wanted: @escaping @Sendable (BluetoothAddress, AdvertisingData) -> Bool, preferred: BluetoothAddress?,
                      collectFor: Double) async throws(BluetoothError) -> FoundSensor {
         let candidates = Locked<[BluetoothAddress: FoundSensor]>([:])
         let (firstMatch, announce) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        let scanner = AdvertisementScanner()
+        let scanner = AdvertisementScanner(loop: loop)
         let result: Result<FoundSensor, BluetoothError> = await withTaskGroup(of: Result<FoundSensor, BluetoothError>?.self) { group in
             group.addTask {
                 do throws(BluetoothError) {
@@ -55,7 +58,7 @@ public struct KernelSensorLink: SensorLink {
             group.addTask {
                 // Decide `collectFor` after the first match, so the strongest of several sensors wins.
                 for await _ in firstMatch {
-                    if collectFor > 0 { await EventLoop.sleep(seconds: collectFor) }
+                    if collectFor > 0 { await loop.sleep(seconds: collectFor) }
                     let all = candidates.withLock { Array($0.values) }
                     if let p = preferred, let match = all.first(where: { $0.address == p }) { return .success(match) }
                     if let best = all.max(by: { $0.rssi < $1.rssi }) { return .success(best) }
@@ -76,6 +79,6 @@ public struct KernelSensorLink: SensorLink {
     }
 
     public func connect(_ sensor: FoundSensor) async throws(BluetoothError) -> ATTBearer {
-        try await L2CAPConnector.connect(to: sensor.address, timeout: connectTimeout)
+        try await L2CAPConnector.connect(to: sensor.address, timeout: connectTimeout, on: loop)
     }
 }

@@ -39,33 +39,17 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         var wakeups = 0
     }
 
-    /// The loop the current task runs on (bound by the gateway for its tasks, by `ridegate` for the whole
-    /// process): read streams, timers and sleeps made there use it instead of Dispatch.
+    /// The process's loop, bound by `runProcess` for every task of the program (and by `run()` for its
+    /// handlers): where a command finds the loop to give its parts. The parts themselves are given theirs.
     @TaskLocal public static var current: EventLoop?
 
     private let epoll: Int32
     private let wake: Int32
     private let state = Locked(State())
 
-    /// A loop on a thread of its own.
-    public convenience init() throws(SystemCallError) {
-        try self.init(descriptors: ())
-        let box = Unmanaged.passRetained(self)
-        var thread = pthread_t()
-        let started = pthread_create(&thread, nil, { raw in
-            guard let raw else { return nil }
-            let loop = Unmanaged<EventLoop>.fromOpaque(raw).takeRetainedValue()
-            loop.run()
-            return nil
-        }, box.toOpaque())
-        guard started == 0 else {
-            box.release()
-            throw SystemCallError("pthread_create", "event loop", Errno(rawValue: started))
-        }
-        pthread_detach(thread)
-    }
-
-    private init(descriptors: Void) throws(SystemCallError) {
+    /// A loop that runs once a thread calls `run()` (`runProcess` makes the main thread do so). Work queued
+    /// before then waits for it.
+    public init() throws(SystemCallError) {
         epoll = rg_epoll_create()
         guard epoll >= 0 else { throw SystemCallError("epoll_create1", "event loop", .current) }
         wake = rg_eventfd()
@@ -91,7 +75,7 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         // and go. glibc would give each its own malloc arena and keep the arena's pages after the thread
         // ended (128 KB in the demo): they share the main one. A refusal only costs that memory.
         _ = rg_one_malloc_arena()
-        let loop = try EventLoop(descriptors: ())
+        let loop = try EventLoop()
         // The runtime holds the loop for the rest of the process.
         let context = Unmanaged.passRetained(loop)
         #if compiler(>=6.0) && compiler(<6.4)
@@ -170,15 +154,6 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
             return s.continuation
         }
         continuation?.resume()
-    }
-
-    /// Sleeps on the current task's loop, or, off any loop (tests of a single part), on a loop of its own for the
-    /// sleep: one way to wait, an epoll timeout. With no loop to be had (out of threads or descriptors), a yield.
-    public static func sleep(seconds: Double) async {
-        if let loop = current { return await loop.sleep(seconds: seconds) }
-        guard seconds > 0, let own = try? EventLoop() else { return await Task.yield() } // NaN too
-        defer { own.stop() }
-        await own.sleep(seconds: seconds)
     }
 
     private static func due(after seconds: Double) -> UInt64 {
@@ -280,10 +255,9 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         signal()
     }
 
-    /// Timer callbacks and descriptor handlers run outside any task, so they see the loop as `current` through
-    /// the thread's binding: work they set up (the GPS watchdog re-arming itself, an LED's next edge) stays on
-    /// the loop instead of falling back to Dispatch, whose pool would wake every second from then on.
-    private func run() {
+    /// Runs the loop's turns on the calling thread until `stop()`: the process's main thread (`runProcess`), or
+    /// a test's thread for a part used alone. Timer callbacks and descriptor handlers see the loop as `current`.
+    public func run() {
         EventLoop.$current.withValue(self) { turns() }
         // What will never run lets go of what it holds (often this loop: a timer that stops it), so the loop is
         // freed, and its descriptors closed, once its holders let go.

@@ -15,14 +15,12 @@ public final class TerminationSignals: Sendable {
 
     public let signals: AsyncStream<Int32>
 
-    public init(_ watched: [Int32] = TerminationSignals.stopping, onIgnored: (@Sendable (Int32) -> Void)? = nil) {
+    /// `loop` watches the signal pipe (the process's: signals are the process's).
+    public init(_ watched: [Int32] = TerminationSignals.stopping, on loop: EventLoop, onIgnored: (@Sendable (Int32) -> Void)? = nil) {
         let (stream, continuation) = AsyncStream<Int32>.makeStream()
         signals = stream
         let handled = watched + (onIgnored == nil ? [] : Self.ignored.filter { !watched.contains($0) })
-        // On the process's loop (every command runs there: `EventLoop.runProcess`). Without it, or without a pipe,
-        // the default actions stay: a signal still stops the process, just not in order. (A loop made here
-        // for the purpose would outlive the watch: its thread was never stopped.)
-        guard let loop = EventLoop.current else { return }
+        // Without a pipe the default actions stay: a signal still stops the process, just not in order.
         let readEnd = handled.withUnsafeBufferPointer { rg_signal_pipe_open($0.baseAddress, Int32($0.count)) }
         guard readEnd >= 0 else { return }
         let end: @Sendable () -> Void = {
@@ -49,8 +47,8 @@ public final class TerminationSignals: Sendable {
     }
 
     /// The gateway's signals: stop on SIGINT, SIGTERM, SIGQUIT; say so and carry on for SIGHUP, SIGUSR1, SIGUSR2.
-    public convenience init(logger: Logger) {
-        self.init(onIgnored: { sig in
+    public convenience init(on loop: EventLoop, logger: Logger) {
+        self.init(on: loop, onIgnored: { sig in
             logger.notice("signal ignored: ridegate does not reload its configuration; restart it to apply changes",
                           [("signal", TerminationSignals.name(sig)), ("hint", "systemctl restart ridegate")])
         })

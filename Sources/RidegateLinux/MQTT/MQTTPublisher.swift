@@ -13,7 +13,6 @@ public final class MQTTPublisher: @unchecked Sendable, MQTTConnectionEvents {
     private let logger: Logger
     private let loop: EventLoop
     /// A loop of its own (tools and tests that give none), stopped at shutdown.
-    private let ownsLoop: Bool
     /// Where Home Assistant says it (re)started.
     private let homeAssistantStatusTopic: String?
     private let store: any ReadingStore
@@ -40,19 +39,9 @@ public final class MQTTPublisher: @unchecked Sendable, MQTTConnectionEvents {
     public let replayWindow: Int
 
     public init(settings: MQTTSettings, topicPrefix: String, store: any ReadingStore = MemoryReadingStore(),
-                replayWindow: Int = 100, replayRate: Double = 0, healthFields: HealthFields = HealthFields(), loop: EventLoop? = nil,
+                replayWindow: Int = 100, replayRate: Double = 0, healthFields: HealthFields = HealthFields(), loop: EventLoop,
                 logger: Logger) throws(MQTTError) {
-        if let loop = loop ?? EventLoop.current {
-            self.loop = loop
-            ownsLoop = false
-        } else {
-            do {
-                self.loop = try EventLoop()
-            } catch {
-                throw MQTTError(operation: "new", code: error.errno.rawValue, detail: "cannot start an event loop: \(error)")
-            }
-            ownsLoop = true
-        }
+        self.loop = loop
         // libmosquitto's own window (for every QoS 1/2 message, retained state too) stays above the replay's.
         connection = try MosquittoConnection(settings: settings, maxInFlight: replayWindow + 20, loop: self.loop, logger: logger)
         self.topicPrefix = topicPrefix
@@ -91,7 +80,6 @@ public final class MQTTPublisher: @unchecked Sendable, MQTTConnectionEvents {
         if depth > 0 {
             logger.notice("readings kept for the next connection", [("mqtt.spool_depth", String(depth))])
         }
-        if ownsLoop { loop.stop() }
     }
 
     // MARK: the connection's events, on the loop

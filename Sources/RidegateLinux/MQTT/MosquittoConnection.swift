@@ -267,7 +267,7 @@ final class MosquittoConnection: @unchecked Sendable {
     /// Waits until connected, or `timeout` seconds; with `untilFirstFailure` (a one-off probe such as `ridegate
     /// doctor`), no longer than the first failed attempt, whose reason is then `lastFailure`.
     func waitUntilConnected(timeout: Double, untilFirstFailure: Bool) async -> Bool {
-        _ = await withDeadline(seconds: timeout) { [self] in
+        _ = await withDeadline(seconds: timeout, on: loop) { [self] in
             // The deadline cancels the wait; a cancel that comes before the waiter is listed finds `cancelled` set.
             let cancelled = Locked(false)
             await withTaskCancellationHandler {
@@ -567,7 +567,7 @@ extension MosquittoConnection {
     /// acknowledgements reach `events` before `connectionEnded`.
     func close(offlineTimeout: Double) async {
         if settings.statusTopic != nil {
-            let acknowledged = await withDeadline(seconds: offlineTimeout) { [self] in
+            let acknowledged = await withDeadline(seconds: offlineTimeout, on: loop) { [self] in
                 let cancelled = Locked(false)
                 return await withTaskCancellationHandler {
                     await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
@@ -638,7 +638,7 @@ extension MosquittoConnection {
     /// attempt still running after that is left to end on its own thread (it holds the connection until then,
     /// and touches nothing once it sees the stop).
     private func callOffAttempts() async {
-        let ended = await withDeadline(seconds: Self.attemptGraceSeconds) { [self] in
+        let ended = await withDeadline(seconds: Self.attemptGraceSeconds, on: loop) { [self] in
             let cancelled = Locked(false)
             await withTaskCancellationHandler {
                 await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in

@@ -16,13 +16,14 @@ public enum DeadlineOutcome<T: Sendable>: Sendable {
 /// The one way ridegate races work against time: `work` runs until it finishes, `seconds` pass (nil: no
 /// limit) or `stop` yields, whichever comes first, and the others are cancelled. Used for the scans of
 /// `ridegate scan` and `doctor`, the GPS baud-rate probe, `led test` (until a signal).
-public func withDeadline<T: Sendable>(seconds: Double?, stop: AsyncStream<Int32>? = nil,
+/// The seconds are `loop`'s timer.
+public func withDeadline<T: Sendable>(seconds: Double?, on loop: EventLoop, stop: AsyncStream<Int32>? = nil,
                                       _ work: @escaping @Sendable () async -> T) async -> DeadlineOutcome<T> {
     await withTaskGroup(of: DeadlineOutcome<T>.self) { group in
         group.addTask { .finished(await work()) }
         if let seconds {
             group.addTask {
-                await EventLoop.sleep(seconds: seconds)
+                await loop.sleep(seconds: seconds)
                 return .deadline
             }
         }

@@ -9,8 +9,6 @@ import Glibc
 public final class DirectoryWatcher: Sendable {
     public let directory: String
     private let loop: EventLoop
-    /// A loop made for this watcher (a part used alone, its tests), stopped with it.
-    private let ownsLoop: Bool
     private let descriptor: Int32
     private let state = Locked(State())
 
@@ -23,8 +21,8 @@ public final class DirectoryWatcher: Sendable {
         var timeout: DeferredWork?
     }
 
-    /// inotify_init1(2) + inotify_add_watch(2). Fails when the directory does not exist.
-    public init(directory: String) throws(SystemCallError) {
+    /// inotify_init1(2) + inotify_add_watch(2), watched by `loop`. Fails when the directory does not exist.
+    public init(directory: String, loop: EventLoop) throws(SystemCallError) {
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else { throw SystemCallError("inotify_init1", directory, .current) }
         let mask = UInt32(IN_CREATE) | UInt32(IN_MOVED_TO) | UInt32(IN_ATTRIB)
@@ -35,18 +33,7 @@ public final class DirectoryWatcher: Sendable {
         }
         self.directory = directory
         descriptor = fd
-        if let current = EventLoop.current {
-            loop = current
-            ownsLoop = false
-        } else {
-            do {
-                loop = try EventLoop()
-            } catch {
-                Glibc.close(fd)
-                throw error
-            }
-            ownsLoop = true
-        }
+        self.loop = loop
         let state = state
         do throws(Errno) {
             try loop.watch(fd) { _ in
@@ -57,7 +44,6 @@ public final class DirectoryWatcher: Sendable {
             }
         } catch {
             Glibc.close(fd)
-            if ownsLoop { loop.stop() }
             throw SystemCallError("epoll_ctl", directory, error)
         }
     }
@@ -69,7 +55,6 @@ public final class DirectoryWatcher: Sendable {
             loop.unwatch(fd)
             Glibc.close(fd)
         }
-        if ownsLoop { loop.stop() }
     }
 
     /// The deepest directory of `path` that exists now (a device's directory such as /dev/serial/by-id

@@ -1,16 +1,7 @@
 /// Waits, without holding a thread, until a descriptor is writable (a connect(2) in progress has
 /// finished) or a timeout passes: the event loop's epoll and a timer of its own, first one wins.
 public enum FileReadiness {
-    public static func writable(_ fd: FileDescriptor, timeout: Double) async -> Bool {
-        if let loop = EventLoop.current { return await writable(fd, timeout: timeout, on: loop) }
-        // Off any loop (a part used alone): a loop of its own for this wait. One that cannot be made leaves
-        // the answer to the caller's connect result.
-        guard let own = try? EventLoop() else { return true }
-        defer { own.stop() }
-        return await writable(fd, timeout: timeout, on: own)
-    }
-
-    private static func writable(_ fd: FileDescriptor, timeout: Double, on loop: EventLoop) async -> Bool {
+    public static func writable(_ fd: FileDescriptor, timeout: Double, on loop: EventLoop) async -> Bool {
         await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             let done = Locked(false)
             let timer = Locked<DeferredWork?>(nil)

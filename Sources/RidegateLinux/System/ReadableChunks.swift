@@ -6,24 +6,27 @@ import Glibc
 /// The sequence finishes at end of file, and throws on a read error (EIO when a USB serial device is
 /// unplugged). Cancelling the consuming task cancels the source, which then closes the descriptor.
 public enum ReadableChunks {
-    public static func stream(_ fd: FileDescriptor, label: String) -> ChunkStream {
-        stream(fd, label: label, close: { fd.close() })
+    /// On `loop`: its epoll wakes for the descriptor, and the read, the consuming task and what it does next
+    /// share that one wakeup.
+    public static func stream(_ fd: FileDescriptor, label: String, on loop: EventLoop) -> ChunkStream {
+        stream(fd, label: label, on: loop, close: { fd.close() })
     }
 
     /// The same for a descriptor others also use (send, shutdown): closed through `shared`, so their later
     /// uses become no-ops instead of reaching whatever reuses the number. `whenFull`: what 256 chunks unread
     /// mean (dropping the oldest, or the end with an error).
-    public static func stream(_ shared: SharedDescriptor, label: String, whenFull: HandoffOverflow = .dropOldest) -> ChunkStream {
+    public static func stream(_ shared: SharedDescriptor, label: String, on loop: EventLoop,
+                              whenFull: HandoffOverflow = .dropOldest) -> ChunkStream {
         guard let fd = shared.use({ $0 }) else {
             return .failed(SystemCallError("read", label, .badDescriptor))
         }
-        return stream(fd, label: label, whenFull: whenFull, close: { shared.close() })
+        return stream(fd, label: label, on: loop, whenFull: whenFull, close: { shared.close() })
     }
 
     /// Chunks a consumer may fall behind by.
     public static let capacity = 256
 
-    private static func stream(_ fd: FileDescriptor, label: String, whenFull: HandoffOverflow = .dropOldest,
+    private static func stream(_ fd: FileDescriptor, label: String, on loop: EventLoop, whenFull: HandoffOverflow = .dropOldest,
                                close: @escaping @Sendable () -> Void) -> ChunkStream {
         do throws(Errno) {
             try fd.setNonBlocking()
@@ -31,26 +34,11 @@ public enum ReadableChunks {
             close()
             return .failed(SystemCallError("fcntl", label, error))
         }
-        if let loop = EventLoop.current { return stream(fd, label: label, on: loop, whenFull: whenFull, close: close) }
-        // Off any loop (a part tested on its own): a loop of its own for as long as the stream lasts, so there
-        // is one way to read a descriptor.
-        let own: EventLoop
-        do {
-            own = try EventLoop()
-        } catch {
-            close()
-            return .failed(error)
-        }
-        return stream(fd, label: label, on: own, whenFull: whenFull) {
-            close()
-            own.stop()
-        }
+        return watched(fd, label: label, on: loop, whenFull: whenFull, close: close)
     }
 
-    /// On `loop`: its epoll wakes for the descriptor, and the read, the consuming task and what it does next
-    /// share that one wakeup.
-    private static func stream(_ fd: FileDescriptor, label: String, on loop: EventLoop, whenFull: HandoffOverflow,
-                               close: @escaping @Sendable () -> Void) -> ChunkStream {
+    private static func watched(_ fd: FileDescriptor, label: String, on loop: EventLoop, whenFull: HandoffOverflow,
+                                close: @escaping @Sendable () -> Void) -> ChunkStream {
         // Ends once, on the loop's thread: stop watching before the descriptor is closed.
         let buffer = LoopReadBuffer()
         let end: @Sendable () -> Void = {

@@ -41,4 +41,38 @@ import Testing
         #expect(status == 71, "\(said)")
         #expect(said.contains { $0.contains("cannot start the event loop") && $0.contains("ulimit -n") }, "\(said)")
     }
+
+    /// `Tests/Interposers/epoll_fails_when.c` built as a preloadable library: epoll_wait fails once a file exists.
+    func epollFailure(in dir: String) throws -> String {
+        let library = dir + "/epoll_fails_when.so"
+        let compiler = try ChildProcess(try Executables.find("cc", hint: "apt-get install gcc").path,
+                                        ["-shared", "-fPIC", "-o", library, RepositoryTextTests.root + "/Tests/Interposers/epoll_fails_when.c", "-ldl"],
+                                        captureOutput: true)
+        #expect(compiler.waitForExitBlocking(timeout: TestTime.seconds(60)).flatMap(ChildProcess.exitCode) == 0)
+        return library
+    }
+
+    @Test("A loop whose epoll fails in the middle of a run (connected, publishing) exits 71, saying so: systemd restarts it")
+    func epollFailsMidRun() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rg-epoll-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let library = try epollFailure(in: dir)
+        let broker = try await MosquittoBroker.start()
+        try TestConfigs.quiet(deviceID: "t", dir: dir, brokerPort: broker.port, to: dir + "/c.toml")
+        let sub = try MQTTSubscriber(port: broker.port, topic: "ridegate/t/status")
+        var environment = ProcessInfo.processInfo.environment
+        environment["LD_PRELOAD"] = library
+        environment["RIDEGATE_TEST_EPOLL_FAILS_WHEN"] = dir + "/fail"
+        let daemon = try ChildProcess(RidegateAppTestsPaths.executable, ["run", "--config", dir + "/c.toml"], captureOutput: true,
+                                      environment: environment)
+        defer { daemon.signal(SIGKILL) }
+        let online = await sub.wait(timeout: TestTime.seconds(20)) { $0.contains { $0.payload == "online" } }
+        try #require(online.contains { $0.payload == "online" }, "\(daemon.lines.suffix(5))")
+        FileManager.default.createFile(atPath: dir + "/fail", contents: Data())
+        daemon.signal(SIGHUP) // ignored by the daemon, but it wakes the loop, whose next wait fails
+        let status = await daemon.waitForExit(timeout: TestTime.seconds(20)).flatMap(ChildProcess.exitCode)
+        let said = await daemon.waitForAllOutput(timeout: 5)
+        #expect(status == 71, "\(said.suffix(5))")
+        #expect(said.contains { $0.contains("the event loop's epoll failed") && $0.contains("Bad file descriptor") }, "\(said.suffix(5))")
+    }
 }

@@ -8,16 +8,17 @@ import Testing
 /// machine slow to bring the links up does not cut the ride's first seconds from the sensors' readings.
 struct RideStartTests {
     /// A ride start waiting for these sensors, and its log.
-    func rideStart(patience: Double, expecting sensors: [String]) -> (RideStart, CapturingLogHandler) {
+    func rideStart(patience: Double, expecting sensors: [String]) throws -> (RideStart, CapturingLogHandler, EventLoop) {
         let log = CapturingLogHandler()
-        let start = RideStart(patience: patience, logger: log.logger())
+        let loop = try EventLoop.started()
+        let start = RideStart(patience: patience, loop: loop, logger: log.logger())
         for sensor in sensors { start.expect(sensor) }
-        return (start, log)
+        return (start, log, loop)
     }
 
     @Test("The ride waits for its last sensor, and every waiter gets the same second 0")
-    func waitsForEverySensor() async {
-        let (start, log) = rideStart(patience: 60, expecting: ["strap", "power"])
+    func waitsForEverySensor() async throws {
+        let (start, log, loop) = try rideStart(patience: 60, expecting: ["strap", "power"])
         let returned = Locked<Double?>(nil)
         let receiver = Task {
             let origin = await start.origin()
@@ -26,7 +27,7 @@ struct RideStartTests {
         }
         start.connected("strap")
         start.connected("strap") // a reconnect counts once
-        await EventLoop.sleep(seconds: 0.3)
+        await loop.sleep(seconds: 0.3)
         #expect(returned.withLock { $0 } == nil, "the ride started with the power meter still connecting")
         let lastConnected = SystemClock.monotonicSeconds()
         start.connected("power")
@@ -37,8 +38,8 @@ struct RideStartTests {
     }
 
     @Test("A sensor that never connects holds the ride back no longer than the patience, and the log names it")
-    func givesUpOnAMissingSensor() async {
-        let (start, log) = rideStart(patience: 0.2, expecting: ["strap", "power"])
+    func givesUpOnAMissingSensor() async throws {
+        let (start, log, _) = try rideStart(patience: 0.2, expecting: ["strap", "power"])
         start.connected("strap")
         let origin = await start.origin()
         #expect(origin <= SystemClock.monotonicSeconds())
@@ -47,16 +48,16 @@ struct RideStartTests {
 
     @Test("A recording's receiver sends nothing until its sensors are connected", .referenceCorpus)
     func receiverWaitsForTheSensors() async throws {
-        let (start, log) = rideStart(patience: 60, expecting: ["power"])
+        let (start, log, loop) = try rideStart(patience: 60, expecting: ["power"])
         let replayer = RecordedRideReplayer(ride: try RecordedRide(path: Fixtures.path("rides/garmin-edge-820-bike.fit")), speed: 20, startAt: nil,
-                                            start: start, logger: log.logger())
+                                            start: start, logger: log.logger(), loop: loop)
         let pty = try PseudoTerminal()
         let events = EventLog([])
         let receiver = GPSSource(
-            devicePath: pty.devicePath, baud: .fixed(9600), clock: SystemClock(), logger: log.logger(), stopWhenDeviceCloses: true)
+            devicePath: pty.devicePath, baud: .fixed(9600), clock: SystemClock(), logger: log.logger(), loop: loop, stopWhenDeviceCloses: true)
         let reading = Task { await receiver.run(emit: events.append) }
         let playing = Task { await replayer.play(into: pty) }
-        await EventLoop.sleep(seconds: 0.5)
+        await loop.sleep(seconds: 0.5)
         #expect(events.current.fixes.isEmpty, "the receiver sent fixes with the power meter still connecting")
         start.connected("power")
         #expect(await events.wait(timeout: 10) { !$0.fixes.isEmpty }.fixes.count >= 1)
@@ -67,8 +68,8 @@ struct RideStartTests {
     }
 
     @Test("A ride without sensors starts at once")
-    func noSensors() async {
-        let (start, log) = rideStart(patience: 60, expecting: [])
+    func noSensors() async throws {
+        let (start, log, _) = try rideStart(patience: 60, expecting: [])
         let before = SystemClock.monotonicSeconds()
         let origin = await start.origin()
         #expect(origin >= before && origin <= before + 1)

@@ -1,5 +1,6 @@
 import RidegateApp
 import RidegateCore
+import RidegateLinux
 import RidegateTestSupport
 import Testing
 
@@ -17,10 +18,11 @@ import Testing
     }
 
     @Test("Shutdown drives every line low, then releases; nothing is driven after that")
-    func shutdownDrivesLowThenReleases() async {
+    func shutdownDrivesLowThenReleases() async throws {
+        let loop = try EventLoop.started()
         let output = RecordingOutput()
         // An RGB LED shows a zone as a steady colour: lit, with no timer that could darken it by chance.
-        let sink = LEDSink(output: output, layout: .rgb)
+        let sink = LEDSink(output: output, layout: .rgb, loop: loop)
         sink.apply(.showOnLED(.zone(5, of: 5)))
         let lit = await output.calls.wait(timeout: 5) { $0.contains { $0.hasPrefix("set ") && $0 != "set 0" } }
         #expect(lit.last.map { $0.hasPrefix("set ") && $0 != "set 0" } == true, "calls: \(lit)")
@@ -33,10 +35,11 @@ import Testing
 
     @Test("A lamp follows a blinking pattern's edges; the console, which shows only the signal, gets no timer at all")
     func edgesOnlyWhereTheyShow() async throws {
+        let loop = try EventLoop.started()
         let lamp = RecordingOutput()
         let console = RecordingOutput(showsEdges: false)
-        let lampSink = LEDSink(output: lamp)
-        let consoleSink = LEDSink(output: console)
+        let lampSink = LEDSink(output: lamp, loop: loop)
+        let consoleSink = LEDSink(output: console, loop: loop)
         lampSink.apply(.showOnLED(.searchingForStrap))
         consoleSink.apply(.showOnLED(.searchingForStrap))
         // The lamp blinks: several edges pass; by then the console would have seen them too.

@@ -27,13 +27,16 @@ final class SimulatedSensorLink: SensorLink, @unchecked Sendable {
     }
 
     let devices: [Device]
+    /// Where the links are read and the sources wait.
+    let loop: EventLoop
     let available = Observed<Bool>(true)
     let peripherals = Observed<[SimulatedSensorPeripheral]>([])
     /// Connections made, by address, in order.
     let connections = Observed<[String]>([])
     private let tasks = Observed<[Task<Void, Never>]>([])
 
-    init(devices: [Device] = [.strap]) {
+    init(devices: [Device] = [.strap]) throws {
+        loop = try EventLoop.started()
         self.devices = devices
     }
 
@@ -59,11 +62,12 @@ final class SimulatedSensorLink: SensorLink, @unchecked Sendable {
         }
         let pair: (client: ATTBearer, peripheral: FileDescriptor)
         do {
-            pair = try ATTBearer.pair(label: "sim")
+            pair = try ATTBearer.pair(label: "sim", loop: loop)
         } catch {
             throw .socket(error.errno)
         }
-        let peripheral = SimulatedSensorPeripheral(descriptor: pair.peripheral, behaviour: .init(name: sensor.name ?? "?", services: device.services))
+        let peripheral = SimulatedSensorPeripheral(descriptor: pair.peripheral, behaviour: .init(name: sensor.name ?? "?", services: device.services),
+                                                   loop: loop)
         let serving = Task { await peripheral.run() }
         tasks.update { $0.append(serving) }
         peripherals.update { $0.append(peripheral) }
@@ -89,9 +93,10 @@ final class SimulatedSensorLink: SensorLink, @unchecked Sendable {
 
     @Test("A strap that disappears and comes back is reconnected without a restart, with the loss reported")
     func reconnects() async throws {
-        let link = SimulatedSensorLink()
+        let link = try SimulatedSensorLink()
         let log = EventLog([])
-        let source = BluetoothSensorSource(selector: .auto, link: link, clock: SystemClock(), logger: CapturingLogHandler().logger())
+        let source = BluetoothSensorSource(selector: .auto, link: link, clock: SystemClock(), logger: CapturingLogHandler().logger(),
+                                           retry: .standard(on: link.loop))
         let task = Task { await source.run(emit: log.append) }
 
         #expect(states(await log.wait(timeout: 10) { self.states($0).contains(.connected) }).contains(.connected))
@@ -119,7 +124,7 @@ final class SimulatedSensorLink: SensorLink, @unchecked Sendable {
 
     @Test("Backoff: doubles after a connection that dropped at once, starts over after one that lasted")
     func backoffResetsAfterAStableConnection() async throws {
-        let link = SimulatedSensorLink()
+        let link = try SimulatedSensorLink()
         let log = EventLog([])
         let pauses = Observed<[Double]>([])
         // "At once" has two seconds to happen in: a loaded machine (the Pi toolchain's chroot beside other tests) took
@@ -155,17 +160,21 @@ final class SimulatedSensorLink: SensorLink, @unchecked Sendable {
     func claimsShareDevicesOut() async throws {
         let second = SimulatedSensorLink.Device("E1:E2:E3:E4:E5:E6", name: "Strap 2", services: [.heartRate], rssi: -70)
         let meter = SimulatedSensorLink.Device("D1:D2:D3:D4:D5:D6", name: "4iiii", services: [.power, .speedCadence])
-        let link = SimulatedSensorLink(devices: [.strap, second, meter])
+        let link = try SimulatedSensorLink(devices: [.strap, second, meter])
         let claims = SensorClaims(configuredKinds: [.heartRate, .power, .speedCadence])
         let log = EventLog([])
         let capture = CapturingLogHandler()
         let logger = capture.logger()
         let sources = [
-            BluetoothSensorSource(kind: .heartRate, selector: .auto, link: link, claims: claims, clock: SystemClock(), logger: logger),
-            BluetoothSensorSource(kind: .heartRate, selector: .auto, link: link, claims: claims, clock: SystemClock(), logger: logger),
+            BluetoothSensorSource(kind: .heartRate, selector: .auto, link: link, claims: claims, clock: SystemClock(), logger: logger,
+                                  retry: .standard(on: link.loop)),
+            BluetoothSensorSource(kind: .heartRate, selector: .auto, link: link, claims: claims, clock: SystemClock(), logger: logger,
+                                  retry: .standard(on: link.loop)),
             BluetoothSensorSource(
-                kind: .power, selector: .auto, wheelMillimetres: 2096, link: link, claims: claims, clock: SystemClock(), logger: logger),
-            BluetoothSensorSource(kind: .speedCadence, selector: .auto, link: link, claims: claims, clock: SystemClock(), logger: logger),
+                kind: .power, selector: .auto, wheelMillimetres: 2096, link: link, claims: claims, clock: SystemClock(), logger: logger,
+                                  retry: .standard(on: link.loop)),
+            BluetoothSensorSource(kind: .speedCadence, selector: .auto, link: link, claims: claims, clock: SystemClock(), logger: logger,
+                                  retry: .standard(on: link.loop)),
         ]
         let tasks = sources.map { source in Task { await source.run(emit: log.append) } }
         let connected = await log.wait(timeout: 10) { self.states($0).filter { $0 == .connected }.count >= 3 }

@@ -13,9 +13,10 @@ import Testing
     func session(_ services: [SensorProfile], as kind: SensorProfile = .power,
                  manufacturer: String? = nil, model: String? = nil) async throws
         -> (SimulatedSensorPeripheral, EventLog, Task<ATTClientError, Never>, Task<Void, Never>) {
-        let link = try ATTBearer.pair(label: "cycling")
+        let loop = try EventLoop.started()
+        let link = try ATTBearer.pair(label: "cycling", loop: loop)
         let peripheral = SimulatedSensorPeripheral(descriptor: link.peripheral, behaviour: .init(
-            name: "Sensor", services: services, manufacturer: manufacturer, model: model))
+            name: "Sensor", services: services, manufacturer: manufacturer, model: model), loop: loop)
         let log = EventLog([])
         let serving = Task { await peripheral.run() }
         let connection = SensorConnection(
@@ -89,8 +90,9 @@ import Testing
 
     @Test("A device with none of the sensor services is refused with what it lacks")
     func noSensorService() async throws {
-        let link = try ATTBearer.pair(label: "none")
-        let peripheral = SimulatedSensorPeripheral(descriptor: link.peripheral, behaviour: .init(services: []))
+        let loop = try EventLoop.started()
+        let link = try ATTBearer.pair(label: "none", loop: loop)
+        let peripheral = SimulatedSensorPeripheral(descriptor: link.peripheral, behaviour: .init(services: []), loop: loop)
         let serving = Task { await peripheral.run() }
         let connection = SensorConnection(sensor: .strap("x"), bearer: link.client, clock: SystemClock(), logger: CapturingLogHandler().logger())
         let reason = await connection.run(emit: { _ in })

@@ -26,11 +26,12 @@ extension Observed where Value == [SourceEvent] {
 
     @Test("NMEA through a pty reaches the real reader and parser as fixes")
     func fixesFromPty() async throws {
+        let loop = try EventLoop.started()
         let pty = try PseudoTerminal()
         let log = EventLog([])
         let said = CapturingLogHandler()
         let source = GPSSource(devicePath: pty.devicePath, baud: .fixed(9600), clock: SystemClock(),
-                               logger: said.logger(), stopWhenDeviceCloses: true)
+                               logger: said.logger(), loop: loop, stopWhenDeviceCloses: true)
         let task = Task { await source.run(emit: log.append) }
         // Noise, a bad checksum and a collision on the way must not disturb anything.
         try pty.controller.writeAll(Array(("\u{1}\u{2}garbage\r\n$GPGGA,bad*00\r\n" + epoch(0) + epoch(1) + epoch(2)).utf8))
@@ -51,13 +52,14 @@ extension Observed where Value == [SourceEvent] {
 
     @Test("Unplugged mid-stream and plugged back: the reader notices, waits, and resumes on the same path")
     func survivesUnplug() async throws {
+        let loop = try EventLoop.started()
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rg-gps-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let link = dir.appendingPathComponent("ridegate-gps").path // like the udev symlink
         var pty = try PseudoTerminal()
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: pty.devicePath)
         let log = EventLog([])
-        let source = GPSSource(devicePath: link, baud: .fixed(9600), clock: SystemClock(), logger: CapturingLogHandler().logger())
+        let source = GPSSource(devicePath: link, baud: .fixed(9600), clock: SystemClock(), logger: CapturingLogHandler().logger(), loop: loop)
         let task = Task { await source.run(emit: log.append) }
         try pty.controller.writeAll(Array((epoch(0) + epoch(1) + epoch(2)).utf8))
         #expect(await log.wait(timeout: 10) { $0.fixes.count >= 2 }.fixes.count >= 2)
@@ -86,10 +88,11 @@ extension Observed where Value == [SourceEvent] {
 
     @Test("An open device that sends nothing parseable is reported as no_data, and ok again when data returns")
     func noData() async throws {
+        let loop = try EventLoop.started()
         let pty = try PseudoTerminal()
         let log = EventLog([])
         let source = GPSSource(devicePath: pty.devicePath, baud: .fixed(9600), clock: SystemClock(),
-                               logger: CapturingLogHandler().logger(), stopWhenDeviceCloses: true, dataTimeout: 0.3)
+                               logger: CapturingLogHandler().logger(), loop: loop, stopWhenDeviceCloses: true, dataTimeout: 0.3)
         let task = Task { await source.run(emit: log.append) }
         try pty.controller.writeAll(Array("\u{0}\u{1}noise at the wrong baud rate\r\n".utf8))
         #expect(await log.wait(timeout: 10) { $0.states.contains(.noData) }.states.contains(.noData))
@@ -101,14 +104,15 @@ extension Observed where Value == [SourceEvent] {
 
     @Test("Baud auto-detection finds a talking receiver, and gives up on silence with a clear error")
     func autoBaud() async throws {
+        let loop = try EventLoop.started()
         let pty = try PseudoTerminal()
         defer { pty.close() }
         let feeder = PeriodicWriter(pty.controller, every: 0.05) { second in epoch(second % 10) }
-        let rate = try await BaudRateDetector(devicePath: pty.devicePath, listenSeconds: 1).detect()
+        let rate = try await BaudRateDetector(devicePath: pty.devicePath, loop: loop, listenSeconds: 1).detect()
         feeder.stop()
         #expect(rate == 9600) // a pty carries any rate: the first candidate hears valid checksums
         let silent = try PseudoTerminal()
         defer { silent.close() }
-        #expect(try await BaudRateDetector(devicePath: silent.devicePath, listenSeconds: 0.05).detect() == nil)
+        #expect(try await BaudRateDetector(devicePath: silent.devicePath, loop: loop, listenSeconds: 0.05).detect() == nil)
     }
 }

@@ -14,8 +14,9 @@ import Testing
 
     @Test("Discovery, CCCD write, details, then every notification decoded")
     func fullSession() async throws {
-        let link = try ATTBearer.pair(label: "test")
-        let peripheral = SimulatedSensorPeripheral(descriptor: link.peripheral)
+        let loop = try EventLoop.started()
+        let link = try ATTBearer.pair(label: "test", loop: loop)
+        let peripheral = SimulatedSensorPeripheral(descriptor: link.peripheral, loop: loop)
         let log = EventLog([])
         let peripheralTask = Task { await peripheral.run() }
         let captured = CapturingLogHandler()
@@ -45,8 +46,9 @@ import Testing
 
     @Test("A strap that requires pairing is reported with the ATT error, clearly")
     func pairingRequired() async throws {
-        let link = try ATTBearer.pair(label: "test")
-        let peripheral = SimulatedSensorPeripheral(descriptor: link.peripheral, behaviour: .init(requirePairing: true))
+        let loop = try EventLoop.started()
+        let link = try ATTBearer.pair(label: "test", loop: loop)
+        let peripheral = SimulatedSensorPeripheral(descriptor: link.peripheral, behaviour: .init(requirePairing: true), loop: loop)
         let peripheralTask = Task { await peripheral.run() }
         let connection = SensorConnection(sensor: .strap("s1"), bearer: link.client, clock: SystemClock(), logger: CapturingLogHandler().logger())
         let reason = await connection.run(emit: { _ in })
@@ -57,8 +59,9 @@ import Testing
 
     @Test("A silent peer fails the transaction at the ATT timeout and the link is dropped")
     func silentPeer() async throws {
-        let link = try ATTBearer.pair(label: "test")
-        let peripheral = SimulatedSensorPeripheral(descriptor: link.peripheral, behaviour: .init(silent: true))
+        let loop = try EventLoop.started()
+        let link = try ATTBearer.pair(label: "test", loop: loop)
+        let peripheral = SimulatedSensorPeripheral(descriptor: link.peripheral, behaviour: .init(silent: true), loop: loop)
         let peripheralTask = Task { await peripheral.run() }
         let connection = SensorConnection(sensor: .strap("s1"), bearer: link.client, clock: SystemClock(), logger: CapturingLogHandler().logger(),
                                          transactionTimeout: 0.3)
@@ -68,12 +71,13 @@ import Testing
 
     @Test("The peer hangs up in the middle of a transaction: the request fails, nothing hangs")
     func disconnectMidTransaction() async throws {
-        let link = try ATTBearer.pair(label: "test")
+        let loop = try EventLoop.started()
+        let link = try ATTBearer.pair(label: "test", loop: loop)
         let client = ATTClient(bearer: link.client, transactionTimeout: 30)
         let reader = Task { await client.run() }
         let request = Task { try await client.exchangeMTU() }
         // Read the request on the raw peer end, then hang up without answering.
-        let peer = PacketPeer(link.peripheral)
+        let peer = PacketPeer(link.peripheral, loop: loop)
         #expect(await peer.receive() == ATTPDU.exchangeMTURequest(mtu: 247).encoded)
         peer.close()
         await #expect(throws: ATTClientError.self) { try await request.value }
@@ -82,10 +86,11 @@ import Testing
 
     @Test("Malformed responses fail the request; indications are confirmed; stray PDUs are ignored")
     func malformedAndIndications() async throws {
-        let link = try ATTBearer.pair(label: "test")
+        let loop = try EventLoop.started()
+        let link = try ATTBearer.pair(label: "test", loop: loop)
         let client = ATTClient(bearer: link.client, transactionTimeout: 5)
         let reader = Task { await client.run() }
-        let peer = PacketPeer(link.peripheral)
+        let peer = PacketPeer(link.peripheral, loop: loop)
 
         let request = Task { try await client.read(9) }
         #expect(await peer.receive() == [0x0A, 0x09, 0x00])

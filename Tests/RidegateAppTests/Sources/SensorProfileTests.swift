@@ -27,8 +27,9 @@ import Testing
 
     @Test("A kind added by its profile alone: subscribed, decoded, published on its own topic, announced to Home Assistant")
     func footpodEndToEnd() async throws {
-        let link = try ATTBearer.pair(label: "footpod")
-        let peripheral = SimulatedSensorPeripheral(descriptor: link.peripheral, behaviour: .init(name: "Stryd", services: [Self.footpod]))
+        let loop = try EventLoop.started()
+        let link = try ATTBearer.pair(label: "footpod", loop: loop)
+        let peripheral = SimulatedSensorPeripheral(descriptor: link.peripheral, behaviour: .init(name: "Stryd", services: [Self.footpod]), loop: loop)
         let serving = Task { await peripheral.run() }
         let sensor = SensorRef(kind: Self.footpod, id: "fp1")
         let log = EventLog([])

@@ -14,6 +14,7 @@ import Testing
     @Test("A state directory remounted read-only is reported, and writable again once it is; said in the log once each",
           .enabled(if: getuid() == 0, "needs root to mount a file system"))
     func remountIsSeen() async throws {
+        let loop = try EventLoop.started()
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("ridegate-state-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -21,7 +22,7 @@ import Testing
         defer { umount2(path, Int32(MNT_DETACH)) }
         let capture = CapturingLogHandler()
         let log = EventLog([])
-        let source = StateStorageSource(directory: path, clock: SystemClock(), logger: capture.logger(), interval: 0.05)
+        let source = StateStorageSource(directory: path, clock: SystemClock(), logger: capture.logger(), loop: loop, interval: 0.05)
         let task = Task { await source.run(emit: log.append) }
 
         #expect(storage(await log.wait(timeout: 10) { !self.storage($0).isEmpty }).first == .writable)
@@ -39,8 +40,9 @@ import Testing
 
     @Test("A state directory that cannot be looked at is said once, not at every look")
     func missingDirectoryIsSaidOnce() async throws {
+        let loop = try EventLoop.started()
         let capture = CapturingLogHandler()
-        let source = StateStorageSource(directory: "/nonexistent/ridegate-state", clock: SystemClock(), logger: capture.logger(), interval: 0.01)
+        let source = StateStorageSource(directory: "/nonexistent/ridegate-state", clock: SystemClock(), logger: capture.logger(), loop: loop, interval: 0.01)
         let log = EventLog([])
         let task = Task { await source.run(emit: log.append) }
         try await Task.sleep(nanoseconds: 200_000_000)

@@ -9,7 +9,8 @@ import Testing
 @Suite struct ATTBearerTests {
     @Test("After the link ends, disconnect() and send() touch nothing, even when a new socket has the old number")
     func noUseAfterClose() async throws {
-        let link = try ATTBearer.pair(label: "old")
+        let loop = try EventLoop.started()
+        let link = try ATTBearer.pair(label: "old", loop: loop)
         let oldNumber = link.client.descriptor.use { $0.rawValue }
         let reader = Task { for try await _ in link.client.incoming {} }
         link.peripheral.close() // the peer goes away: the read source sees the end and closes the client's descriptor
@@ -38,7 +39,8 @@ import Testing
 
     @Test("A reader that falls behind loses no PDU: every one up to the bound, in order, then the link ends saying why")
     func readerFallsBehind() async throws {
-        let link = try ATTBearer.pair(label: "lagging")
+        let loop = try EventLoop.started()
+        let link = try ATTBearer.pair(label: "lagging", loop: loop)
         let count = ReadableChunks.capacity + 44
         // Sent while nobody reads `incoming`: the loop reads them off the socket into the stream regardless.
         let sender = Task.detached {

@@ -8,9 +8,10 @@ import Testing
 @Suite struct ATTClientHostilePeerTests {
     /// A client and the raw peer; `run` reads PDUs until the peer hangs up.
     func connect() throws -> (ATTClient, PacketPeer, Task<ATTClientError, Never>) {
-        let link = try ATTBearer.pair(label: "hostile")
+        let loop = try EventLoop.started()
+        let link = try ATTBearer.pair(label: "hostile", loop: loop)
         let client = ATTClient(bearer: link.client, transactionTimeout: 5)
-        return (client, PacketPeer(link.peripheral), Task { await client.run() })
+        return (client, PacketPeer(link.peripheral, loop: loop), Task { await client.run() })
     }
 
     /// A Read By Type response: (declaration handle, properties, value handle, 16-bit UUID).

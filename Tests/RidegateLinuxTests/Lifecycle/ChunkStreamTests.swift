@@ -40,8 +40,9 @@ import Testing
 
     @Test("Chunks read before the consumer asks wait for it, in order, the end after them; one that lags gets the newest 256")
     func laggingConsumer() async throws {
+        let loop = try EventLoop.started()
         let (reader, writer) = try packets()
-        let stream = ReadableChunks.stream(reader, label: "test")
+        let stream = ReadableChunks.stream(reader, label: "test", on: loop)
         for n in 0..<300 { send(writer, [UInt8(n >> 8), UInt8(n & 0xFF)]) }
         #expect(try await drained(reader.use { $0.rawValue } ?? -1, within: 10))
         try await TestTime.pause(0.1)
@@ -54,6 +55,7 @@ import Testing
 
     @Test("A read error comes after the chunks read before it, once; then the sequence is over")
     func errorAfterChunks() async throws {
+        let loop = try EventLoop.started()
         let pty = try PseudoTerminal()
         defer { pty.close() }
         let device = open(pty.devicePath, O_RDWR | O_NOCTTY | O_CLOEXEC)
@@ -62,7 +64,7 @@ import Testing
         var raw = termios()
         cfmakeraw(&raw)
         _ = tcsetattr(device, TCSANOW, &raw)
-        let stream = ReadableChunks.stream(controller, label: "test")
+        let stream = ReadableChunks.stream(controller, label: "test", on: loop)
         _ = write(device, "abc", 3)
         close(device) // a pty's controller reads EIO once its device side has no one left
         try await TestTime.pause(0.3)
@@ -75,6 +77,7 @@ import Testing
 
     @Test("A consumer cancelled while it waits gets the end at once, and the descriptor is closed")
     func cancelledConsumer() async throws {
+        let loop = try EventLoop.started()
         let (reader, writer) = try packets()
         defer { close(writer) }
         let started = Observed(false)
@@ -82,7 +85,7 @@ import Testing
             var count = 0
             do {
                 started.update { $0 = true }
-                for try await _ in ReadableChunks.stream(reader, label: "test") { count += 1 }
+                for try await _ in ReadableChunks.stream(reader, label: "test", on: loop) { count += 1 }
             } catch {
                 return -1
             }
@@ -97,10 +100,11 @@ import Testing
 
     @Test("A stream its consumer lets go of closes its descriptor; what arrives after is not read")
     func droppedStream() async throws {
+        let loop = try EventLoop.started()
         let (reader, writer) = try packets()
         defer { close(writer) }
         do {
-            let stream = ReadableChunks.stream(reader, label: "test")
+            let stream = ReadableChunks.stream(reader, label: "test", on: loop)
             var iterator = stream.makeAsyncIterator()
             send(writer, [1])
             #expect(try await iterator.next() == [1])

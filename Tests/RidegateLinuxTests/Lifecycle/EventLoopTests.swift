@@ -21,7 +21,7 @@ import Testing
 
     @Test("Tasks preferring the loop run on its one thread, also after a suspension")
     func oneThread() async throws {
-        let loop = try EventLoop()
+        let loop = try EventLoop.started()
         defer { loop.stop() }
         let threads = await withTaskExecutorPreference(loop) { () async -> [UInt] in
             var seen: [UInt] = [UInt(pthread_self())]
@@ -40,14 +40,14 @@ import Testing
 
     @Test("A read stream made on the loop delivers every chunk, then the end, and closes the descriptor")
     func readStream() async throws {
-        let loop = try EventLoop()
+        let loop = try EventLoop.started()
         defer { loop.stop() }
         var fds: [Int32] = [-1, -1]
         #expect(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &fds) == 0)
         let reader = SharedDescriptor(FileDescriptor(rawValue: fds[0]))
         let chunks = await withTaskExecutorPreference(loop) {
             await EventLoop.$current.withValue(loop) { () async -> [[UInt8]] in
-                let stream = ReadableChunks.stream(reader, label: "test")
+                let stream = ReadableChunks.stream(reader, label: "test", on: loop)
                 for byte: UInt8 in 1...3 {
                     var b = byte
                     _ = send(fds[1], &b, 1, 0)
@@ -65,7 +65,7 @@ import Testing
 
     @Test("Timers run in due order on the loop's thread, never early; a cancelled one never runs")
     func timers() async throws {
-        let loop = try EventLoop()
+        let loop = try EventLoop.started()
         defer { loop.stop() }
         let fired = Locked<[(String, Double)]>([])
         let start = SystemClock.monotonicSeconds()
@@ -84,7 +84,7 @@ import Testing
 
     @Test("Timer callbacks and descriptor handlers see their loop as current, so work they defer stays on it")
     func callbacksSeeTheirLoop() async throws {
-        let loop = try EventLoop()
+        let loop = try EventLoop.started()
         defer { loop.stop() }
         let loopThread = Locked<UInt>(0)
         let seen = Locked<[(String, Bool, UInt)]>([])
@@ -97,7 +97,7 @@ import Testing
             loopThread.withLock { $0 = UInt(pthread_self()) }
             note("timer")
             // Re-armed from inside a timer, as the GPS watchdog does: it must run on the loop's thread too.
-            DeferredWork.after(0.01) { note("deferred") }
+            loop.execute(after: 0.01) { note("deferred") }
         }
         var b: UInt8 = 1
         _ = send(writer, &b, 1, 0)
@@ -112,7 +112,7 @@ import Testing
 
     @Test("A sleep on the loop lasts its time, and ends at once when its task is cancelled (also before it began)")
     func sleeps() async throws {
-        let loop = try EventLoop()
+        let loop = try EventLoop.started()
         defer { loop.stop() }
         let start = SystemClock.monotonicSeconds()
         await loop.sleep(seconds: 0.1)
@@ -138,7 +138,7 @@ import Testing
 
     @Test("A job that queues itself forever starves nothing: a descriptor's handler and a timer still run between its turns")
     func fairLoop() async throws {
-        let loop = try EventLoop()
+        let loop = try EventLoop.started()
         defer { loop.stop() }
         let spinning = Locked(true)
         let turns = Locked(0)
@@ -172,7 +172,7 @@ import Testing
 
     @Test("A stopped loop keeps its descriptors while it is held: stopping it again writes into no socket that took their numbers")
     func stoppedLoopTouchesNoReusedDescriptor() async throws {
-        let loop = try EventLoop()
+        let loop = try EventLoop.started()
         loop.stop()
         try await Task.sleep(nanoseconds: UInt64(TestTime.seconds(0.2) * 1e9)) // its thread ends
         // Sockets made now take the lowest free numbers: the loop's eventfd and epoll, had it closed them.

@@ -38,7 +38,7 @@ import Testing
         let listener = try SilentListener()
         let settings = MQTTSettings(host: "127.0.0.1", port: listener.port, clientID: "silent", keepaliveSeconds: 60,
                                     reconnectMinSeconds: 1, reconnectMaxSeconds: 1, statusTopic: "rg/t/status")
-        let client = try MQTTPublisher(settings: settings, topicPrefix: "rg/t", logger: CapturingLogHandler().logger())
+        let client = try MQTTPublisher(settings: settings, topicPrefix: "rg/t", loop: try EventLoop.started(), logger: CapturingLogHandler().logger())
         try client.start()
         let connected = await client.waitUntilConnected(timeout: TestTime.seconds(30), untilFirstFailure: true)
         #expect(!connected)

@@ -9,14 +9,15 @@ import Testing
         let settings = MQTTSettings(host: "127.0.0.1", port: port, clientID: "test-\(UUID().uuidString.prefix(8))",
                                     keepaliveSeconds: 5, reconnectMinSeconds: 1, reconnectMaxSeconds: 1,
                                     statusTopic: "\(prefix)/status")
-        return try MQTTPublisher(settings: settings, topicPrefix: prefix, logger: CapturingLogHandler().logger())
+        return try MQTTPublisher(settings: settings, topicPrefix: prefix, loop: try EventLoop.started(), logger: CapturingLogHandler().logger())
     }
 
     /// A client on `store` (keepalive 5 s), connected, and a subscriber to everything it publishes.
     func onlineClient(broker: MosquittoBroker, store: any ReadingStore, loop: EventLoop? = nil) async throws -> (MQTTPublisher, MQTTSubscriber) {
         let settings = MQTTSettings(host: "127.0.0.1", port: broker.port, clientID: "test-\(UUID().uuidString.prefix(8))", keepaliveSeconds: 5,
                                     reconnectMinSeconds: 1, reconnectMaxSeconds: 1, statusTopic: "rg/t/status")
-        let c = try MQTTPublisher(settings: settings, topicPrefix: "rg/t", store: store, loop: loop, logger: CapturingLogHandler().logger())
+        let c = try MQTTPublisher(settings: settings, topicPrefix: "rg/t", store: store, loop: try loop ?? EventLoop.started(),
+                                  logger: CapturingLogHandler().logger())
         let sub = try MQTTSubscriber(port: broker.port, topic: "rg/t/#")
         try c.start()
         await sub.wait(timeout: 10) { $0.contains { $0.topic == "rg/t/status" && $0.payload == "online" } }
@@ -125,7 +126,7 @@ import Testing
     @Test("While readings flow, a PUBACK wakes nothing of its own (the next reading's turn reads it); a broker that goes away is still seen at once")
     func acknowledgementsWakeNothingOfTheirOwn() async throws {
         let broker = try await MosquittoBroker.start()
-        let loop = try EventLoop()
+        let loop = try EventLoop.started()
         defer { loop.stop() }
         let store = MemoryReadingStore()
         let (c, sub) = try await onlineClient(broker: broker, store: store, loop: loop)

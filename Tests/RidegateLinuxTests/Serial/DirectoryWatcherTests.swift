@@ -20,9 +20,10 @@ import Testing
 
     @Test("A wait that timed out leaves the watcher working: it sleeps until the next entry, then wakes")
     func wakesAfterATimeout() async throws {
+        let loop = try EventLoop.started()
         let dir = try Self.makeDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let watcher = try DirectoryWatcher(directory: dir.path)
+        let watcher = try DirectoryWatcher(directory: dir.path, loop: loop)
         await watcher.waitForChange(timeout: 0.05)
 
         let woke = Observed(false)
@@ -38,9 +39,10 @@ import Testing
 
     @Test("A change while nobody waits is remembered: the next wait returns at once")
     func remembersAChange() async throws {
+        let loop = try EventLoop.started()
         let dir = try Self.makeDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let watcher = try DirectoryWatcher(directory: dir.path)
+        let watcher = try DirectoryWatcher(directory: dir.path, loop: loop)
         #expect(FileManager.default.createFile(atPath: dir.appendingPathComponent("ridegate-gps").path, contents: nil))
 
         let woke = Observed(false)
@@ -51,9 +53,10 @@ import Testing
 
     @Test("Cancelling the waiting task ends the wait")
     func cancellationEndsTheWait() async throws {
+        let loop = try EventLoop.started()
         let dir = try Self.makeDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let watcher = try DirectoryWatcher(directory: dir.path)
+        let watcher = try DirectoryWatcher(directory: dir.path, loop: loop)
         let woke = Observed(false)
         let wait = Self.startLongWait(watcher, woke: woke)
         wait.cancel()
@@ -62,12 +65,13 @@ import Testing
 
     @Test("The directory to watch is the deepest one of the device's path that exists")
     func nearestExistingDirectory() throws {
+        let loop = try EventLoop.started()
         let dir = try Self.makeDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         #expect(DirectoryWatcher.nearestExistingDirectory(of: dir.path + "/serial/by-id/usb-u-blox") == dir.path)
         try FileManager.default.createDirectory(atPath: dir.path + "/serial/by-id", withIntermediateDirectories: true)
         #expect(DirectoryWatcher.nearestExistingDirectory(of: dir.path + "/serial/by-id/usb-u-blox") == dir.path + "/serial/by-id")
         #expect(DirectoryWatcher.nearestExistingDirectory(of: "/ttyUSB0") == "/")
-        #expect(throws: SystemCallError.self) { try DirectoryWatcher(directory: dir.path + "/missing") }
+        #expect(throws: SystemCallError.self) { try DirectoryWatcher(directory: dir.path + "/missing", loop: loop) }
     }
 }

@@ -7,13 +7,14 @@ import Testing
 @Suite struct SerialPortTests {
     @Test("Bytes written to a pty arrive through the serial port in raw mode, unchanged (CR LF kept)")
     func ptyCarriesBytes() async throws {
+        let loop = try EventLoop.started()
         let pty = try PseudoTerminal()
         defer { pty.close() }
         let port = try SerialPort.open(path: pty.devicePath, baud: 9600)
         let line = NMEAText.sentence("GPZDA,160012.71,11,03,2004,-1,00") + "\r\n"
         try pty.controller.writeAll(Array(line.utf8))
         var received: [UInt8] = []
-        for try await chunk in ReadableChunks.stream(port.descriptor, label: "test") {
+        for try await chunk in ReadableChunks.stream(port.descriptor, label: "test", on: loop) {
             received += chunk
             if received.count >= line.utf8.count { break }
         }
@@ -22,6 +23,7 @@ import Testing
 
     @Test("Closing the device's other end ends the stream at once (a hung-up tty reads end of file), not a hang")
     func hangupEndsStream() async throws {
+        let loop = try EventLoop.started()
         let pty = try PseudoTerminal()
         let port = try SerialPort.open(path: pty.devicePath, baud: 115_200)
         try pty.controller.writeAll(Array("$GP".utf8))
@@ -30,7 +32,7 @@ import Testing
         let chunks = Observed(0)
         let reader = Task {
             do {
-                for try await _ in ReadableChunks.stream(port.descriptor, label: "test") {
+                for try await _ in ReadableChunks.stream(port.descriptor, label: "test", on: loop) {
                     chunks.update { $0 += 1 }
                     pty.close()
                 }
