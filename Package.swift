@@ -49,14 +49,19 @@ let package = Package(
         .target(
             name: "RidegateLinux",
             dependencies: ["RidegateCore", "CMosquitto", "CBluetooth", "CGPIOShim", "CLinuxShim", "CSQLite", "CSQLiteShim", "CCurlShim"]),
-        // The one place that wires sources, core and sinks; config loading; the demo's simulated ride.
+        // The one place that wires sources, core and sinks; config loading; doctor; the uploads.
         .target(
             name: "RidegateApp",
             dependencies: ["RidegateCore", "RidegateLinux"]),
+        // `ridegate demo`: simulated peripherals and signals, a replayed receiver, recorded rides. Linked by the
+        // CLI only: the daemon's modules know nothing of it.
+        .target(
+            name: "RidegateDemo",
+            dependencies: ["RidegateApp", "RidegateCore", "RidegateLinux"]),
         .executableTarget(
             name: "ridegate",
             dependencies: [
-                "RidegateApp", "RidegateCore", "RidegateLinux",
+                "RidegateApp", "RidegateCore", "RidegateDemo", "RidegateLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // The shipped (release) binary, smaller in memory: lld packs its 42 000 relative relocations into
@@ -76,7 +81,7 @@ let package = Package(
         // Every parser that takes outside bytes, as fuzz targets (scripts/fuzz), and their runner.
         .target(
             name: "RidegateFuzzTargets",
-            dependencies: ["RidegateApp", "RidegateCore", "RidegateLinux"],
+            dependencies: ["RidegateApp", "RidegateCore", "RidegateDemo", "RidegateLinux"],
             path: "Fuzz/Targets"),
         .executableTarget(
             name: "ridegate-fuzz",
@@ -101,7 +106,7 @@ let package = Package(
             dependencies: ["RidegateLinux", "RidegateCore", "RidegateTestSupport"]),
         .testTarget(
             name: "RidegateAppTests",
-            dependencies: ["RidegateApp", "RidegateLinux", "RidegateCore", "RidegateTestSupport", "RidegateFuzzTargets"]),
+            dependencies: ["RidegateApp", "RidegateDemo", "RidegateLinux", "RidegateCore", "RidegateTestSupport", "RidegateFuzzTargets"]),
     ],
     swiftLanguageModes: [.v6]
 )

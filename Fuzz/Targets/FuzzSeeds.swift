@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import RidegateApp
 import RidegateCore
+import RidegateDemo
 import RidegateLinux
 
 /// Starting points for the fuzzer where the fixtures have none: real conversations, recorded.

@@ -1,5 +1,6 @@
 import RidegateApp
 import RidegateCore
+import RidegateDemo
 import RidegateLinux
 
 /// Every parser that takes bytes from outside, as a function of those bytes: what libFuzzer drives

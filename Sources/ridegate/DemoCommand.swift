@@ -2,6 +2,7 @@ import ArgumentParser
 import Glibc
 import RidegateApp
 import RidegateCore
+import RidegateDemo
 import RidegateLinux
 
 struct DemoCommand: AsyncParsableCommand {

@@ -6,13 +6,13 @@ import RidegateLinux
 /// configuration has their kind, removed once when it no longer does) and, for a state directory an earlier
 /// release used without recording the device-based layout, that release's per-entity configs to clear once.
 /// A fresh install records the layout at once and never writes the old topics.
-struct DiscoveryStart {
+package struct DiscoveryStart {
     let record: DiscoveryRecord
     let configuredKinds: Set<SensorProfile>
     /// Clear an earlier release's configs before announcing.
     let migrates: Bool
 
-    struct Prepared {
+    package struct Prepared {
         var remembered: [AnnouncedSensor]
         var forgotten: [AnnouncedSensor]
         var legacySensors: [SensorRef]?
@@ -20,7 +20,7 @@ struct DiscoveryStart {
 
     /// nil when discovery is off. Looks at the state directory before the spool is opened. `kinds`: the sensor
     /// kinds that ride along, where the configuration does not say (the demo's simulated ones).
-    init?(config: GatewayConfig, kinds: Set<SensorProfile>? = nil) {
+    package init?(config: GatewayConfig, kinds: Set<SensorProfile>? = nil) {
         guard config.mqtt.homeAssistantDiscovery else { return nil }
         record = DiscoveryRecord(directory: config.stateDirectory)
         configuredKinds = kinds ?? Set(config.bluetoothSensors.map(\.kind))
@@ -29,7 +29,7 @@ struct DiscoveryStart {
 
     /// What the core announces first; `sequences`: the seq store, whose topics name the sensors an earlier
     /// release may have announced.
-    func prepare(sequences: [String: Int], logger: Logger) -> Prepared {
+    package func prepare(sequences: [String: Int], logger: Logger) -> Prepared {
         let announced = record.announcedSensors()
         var prepared = Prepared(remembered: announced.filter { configuredKinds.contains($0.sensor.kind) },
                                 forgotten: announced.filter { !configuredKinds.contains($0.sensor.kind) })
@@ -45,7 +45,7 @@ struct DiscoveryStart {
 
     /// Once the clears are delivered (or refused, said by the connection): the layout is recorded, so they are
     /// never sent again.
-    func migrated(logger: Logger) -> (@Sendable () -> Void)? {
+    package func migrated(logger: Logger) -> (@Sendable () -> Void)? {
         guard migrates else { return nil }
         let start = self
         return { start.recordLayout(logger: logger) }

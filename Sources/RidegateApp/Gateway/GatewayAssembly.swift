@@ -4,26 +4,12 @@ import RidegateLinux
 
 /// The one place that builds sources and sinks from a configuration and hands them to the `Gateway`.
 public enum GatewayAssembly {
-    public struct DemoOptions: Sendable {
-        public var ridePath: String
-        public var speed: Double
-        /// When the replayed ride starts: its recorded times are moved there (nil: as recorded).
-        public var startAt: Timestamp?
-        /// Where the live line goes (stdout), or nil for none.
-        public var progress: (@Sendable (String) -> Void)?
-        /// Leave what it published retained on the broker at its orderly stop (by default nothing is left).
-        public var keepRetained = false
-
-        public init(ridePath: String, speed: Double, startAt: Timestamp? = nil, progress: (@Sendable (String) -> Void)? = nil) {
-            self.ridePath = ridePath
-            self.speed = speed
-            self.startAt = startAt
-            self.progress = progress
-        }
-    }
-
     public struct SetupError: Error, CustomStringConvertible {
         public var description: String
+
+        package init(description: String) {
+            self.description = description
+        }
     }
 
     /// The daemon: the configured GPS and BLE sensors, the configured LED, and MQTT.
@@ -92,11 +78,6 @@ public enum GatewayAssembly {
         }
     }
 
-    /// The demo's own id, never the real gateway's: `<device_id or host name>-demo`.
-    public static func demoDeviceID(_ config: GatewayConfig) -> String {
-        deviceID(config) + "-demo"
-    }
-
     public static func deviceID(_ config: GatewayConfig) -> String {
         if let id = config.deviceID { return id }
         guard let host = ProcessPaths.hostName() else { return "ridegate" }
@@ -106,7 +87,7 @@ public enum GatewayAssembly {
     /// The ride log in the state directory (`rides.sqlite`), announcing finished rides through the MQTT sink
     /// among `outputs`. Opened (checked, salvaged, retried) by the sink on its own worker. With training sites
     /// configured, the uploader that works its upload queue comes with it.
-    static func rideLog(_ config: GatewayConfig, version: String, outputs: [any EffectSink], health: HealthFields, loop: EventLoop,
+    package static func rideLog(_ config: GatewayConfig, version: String, outputs: [any EffectSink], health: HealthFields, loop: EventLoop,
                         timeScale: Double = 1, waitForUploads: Double = 0, logger: Logger) -> [any EffectSink] {
         let file = RideLogFile(path: rideLogPath(config.stateDirectory), newRideAfter: config.ride.newRideAfterMinutes * 60,
                                context: rideContext(config))
@@ -152,7 +133,7 @@ public enum GatewayAssembly {
 
     /// The spool in the state directory: damaged files salvaged, a full or unwritable disk bridged in memory
     /// (`ResilientSpool` says so in the log and on `health`).
-    static func openSpool(_ config: GatewayConfig, logger: Logger) -> any ReadingStore {
+    package static func openSpool(_ config: GatewayConfig, logger: Logger) -> any ReadingStore {
         // Only ridegate reads its state (the GPS track in the spool): 0700, also for a directory made earlier.
         ProcessPaths.privateDirectory(config.stateDirectory, mode: 0o700)
         return ResilientSpool(path: config.stateDirectory + "/spool.sqlite",
@@ -162,7 +143,7 @@ public enum GatewayAssembly {
     /// `clockRate`: how many times faster than real time the clock runs (the demo's `--speed`); a fix read a
     /// moment late is then that many more seconds late, so the time reference's tolerance grows with it.
     /// `powerMeter`: whether a power meter rides along, where the config does not say (the demo's simulated one).
-    static func makeCore(_ config: GatewayConfig, sequences: [String: Int] = [:], version: String = "",
+    package static func makeCore(_ config: GatewayConfig, sequences: [String: Int] = [:], version: String = "",
                          removeDiscoveryAtStop: Bool = false, clockRate: Double = 1, powerMeter: Bool? = nil,
                          lastGoodInForce: Bool = false, discovery prepared: DiscoveryStart.Prepared? = nil) -> GatewayCore {
         var settings = makeSettings(config)
@@ -213,7 +194,7 @@ public enum GatewayAssembly {
 
     /// `afterOneShots`: called once the broker has taken every one-shot message (an earlier release's discovery
     /// configs cleared).
-    static func makeSinks(config: GatewayConfig, deviceID: String, store: any ReadingStore, health: HealthFields = HealthFields(),
+    package static func makeSinks(config: GatewayConfig, deviceID: String, store: any ReadingStore, health: HealthFields = HealthFields(),
                           loop: EventLoop, clearRetainedAtStop: Bool = false, afterOneShots: (@Sendable () -> Void)? = nil,
                           logger: Logger) throws(SetupError) -> [any EffectSink] {
         var sinks: [any EffectSink] = []

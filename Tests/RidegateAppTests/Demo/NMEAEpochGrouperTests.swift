@@ -1,5 +1,6 @@
 import Foundation
 @testable import RidegateApp
+@testable import RidegateDemo
 import RidegateCore
 import Testing
 

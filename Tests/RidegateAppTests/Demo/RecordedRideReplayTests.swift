@@ -1,5 +1,6 @@
 import Foundation
 import RidegateCore
+import RidegateDemo
 import RidegateTestSupport
 import Testing
 

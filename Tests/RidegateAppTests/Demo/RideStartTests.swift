@@ -1,4 +1,5 @@
 @testable import RidegateApp
+@testable import RidegateDemo
 import RidegateCore
 import RidegateLinux
 import RidegateTestSupport

@@ -1,5 +1,6 @@
 import Foundation
 import RidegateCore
+import RidegateDemo
 
 /// Small head-unit rides made here, as FIT files written by ridegate's own FIT writer (which writes what a head
 /// unit does: records, the session with its threshold_power): the odd cases a real file can hold, without the

@@ -1,6 +1,7 @@
 import Foundation
 import RidegateApp
 import RidegateCore
+import RidegateDemo
 import RidegateLinux
 import RidegateTestSupport
 import Testing

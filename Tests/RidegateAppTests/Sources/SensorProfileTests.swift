@@ -1,5 +1,6 @@
 import RidegateApp
 import RidegateCore
+import RidegateDemo
 import RidegateLinux
 import RidegateTestSupport
 import Testing

@@ -1,7 +1,32 @@
+import RidegateApp
 import RidegateCore
 import RidegateLinux
 
 extension GatewayAssembly {
+    /// What `ridegate demo` rides: the recording, its pace and where it starts.
+    public struct DemoOptions: Sendable {
+        public var ridePath: String
+        public var speed: Double
+        /// When the replayed ride starts: its recorded times are moved there (nil: as recorded).
+        public var startAt: Timestamp?
+        /// Where the live line goes (stdout), or nil for none.
+        public var progress: (@Sendable (String) -> Void)?
+        /// Leave what it published retained on the broker at its orderly stop (by default nothing is left).
+        public var keepRetained = false
+
+        public init(ridePath: String, speed: Double, startAt: Timestamp? = nil, progress: (@Sendable (String) -> Void)? = nil) {
+            self.ridePath = ridePath
+            self.speed = speed
+            self.startAt = startAt
+            self.progress = progress
+        }
+    }
+
+    /// The demo's own id, never the real gateway's: `<device_id or host name>-demo`.
+    public static func demoDeviceID(_ config: GatewayConfig) -> String {
+        deviceID(config) + "-demo"
+    }
+
     /// The demo: the real pipeline with a replayed receiver on a pty and simulated sensors on socketpairs. The
     /// ride is an NMEA capture (the bundled one: a strap and a power meter follow its effort) or a head unit's
     /// FIT activity (its positions through the receiver, and a strap, a power meter and a speed/cadence sensor

@@ -1,3 +1,4 @@
+import RidegateApp
 import RidegateCore
 
 /// The demo's ride second by second: speed and grade read from an NMEA capture through the real parser (the

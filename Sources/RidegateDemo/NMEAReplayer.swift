@@ -1,4 +1,5 @@
 import Glibc
+import RidegateApp
 import RidegateCore
 import RidegateLinux
 

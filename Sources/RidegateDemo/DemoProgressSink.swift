@@ -1,3 +1,4 @@
+import RidegateApp
 import RidegateCore
 import RidegateLinux
 

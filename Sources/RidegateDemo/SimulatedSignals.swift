@@ -1,4 +1,5 @@
 import Glibc
+import RidegateApp
 import RidegateCore
 
 /// What a simulated sensor sends each ride second, from the ride's speed and grade.

@@ -1,4 +1,5 @@
 import Glibc
+import RidegateApp
 import RidegateCore
 
 /// How hard a rider works at a speed and grade, and how the heart follows: cycling power from rolling
