@@ -55,45 +55,75 @@ final class MosquittoConnection: @unchecked Sendable {
     private let currentBroker: Locked<BrokerAddress>
     var broker: BrokerAddress { currentBroker.withLock { $0 } }
 
-    enum Phase {
+    /// Where the connection is, each phase with what only it needs.
+    private enum Phase {
         /// Not started, or stopped.
         case idle
-        /// An attempt runs on its thread (or waits out its backoff): hands off the handle.
-        case connecting
+        /// Waiting out the backoff; the loop's timer starts the attempt.
+        case waiting(nextAttempt: DeferredWork)
+        /// An attempt's thread is in mosquitto_connect, which has the handle meanwhile; who waits for it to end
+        /// (a stop).
+        case attempting(waiters: [CheckedContinuation<Void, Never>])
         /// The socket is watched by the loop (CONNACK may still be on its way).
-        case open(socket: Int32)
+        case open(Link)
+    }
+
+    /// What an open connection keeps.
+    private struct Link {
+        let socket: Int32
+        /// Monotonic seconds of the last bytes read and written: the keepalive is due `keepalive` after the older.
+        var lastRead: Double
+        var lastWritten: Double
+        var keepalive: Task<Void, Never>?
+        /// When the broker must have answered CONNECT (`connackTimeoutSeconds` after the socket opened).
+        var connackDeadline: DeferredWork?
+        /// The topics of QoS 1 and 2 messages in flight, by message id: what a refusal names.
+        var inFlightTopics: [Int32: String] = [:]
+        /// The loop does not wake for the broker's bytes: they are read at the start of the next turn that
+        /// publishes (`readWaiting`), or by `ackSweep` (see `flush`).
+        var readsDeferred = false
+        var ackSweep: DeferredWork?
+        /// Something was published since the last `flush` (libmosquitto writes at once when it can).
+        var published = false
+        /// At the stop: the offline status's message id, and who waits for its acknowledgement.
+        var offline: (message: Int32, acknowledged: CheckedContinuation<Bool, Never>)?
+
+        init(socket: Int32, at now: Double) {
+            self.socket = socket
+            lastRead = now
+            lastWritten = now
+        }
+
+        /// Its timers, called off as it ends.
+        func cancelTimers() {
+            keepalive?.cancel()
+            connackDeadline?.cancel()
+            ackSweep?.cancel()
+        }
     }
 
     // On the loop's thread only:
     private var phase = Phase.idle
     private var backoff: ReconnectBackoff
-    /// Monotonic seconds of the last bytes read and written: the keepalive is due `keepalive` after the older.
-    private var lastRead = 0.0
-    private var lastWritten = 0.0
-    private var keepalive: Task<Void, Never>?
-    /// The next attempt, waiting out its backoff.
-    private var nextAttempt: DeferredWork?
-    /// When the broker must have answered CONNECT (`connackTimeoutSeconds` after the socket opened).
-    private var connackDeadline: DeferredWork?
-    /// An attempt's thread is in mosquitto_connect; who waits for it to end (the stop).
-    private var attemptRunning = false
-    private var attemptWaiters: [CheckedContinuation<Void, Never>] = []
-    /// The offline status's message id at the stop, and who waits for its acknowledgement.
-    private var offlineMessage: Int32?
-    private var offlineAcknowledged: CheckedContinuation<Bool, Never>?
     /// Every topic published retained with a payload, kept only where asked to clear them at the stop
     /// (`MQTTSettings.clearRetainedAtStop`).
     private var retainedTopics: Set<String> = []
     /// Who waits for a connection; some (a one-off probe) only until the first attempt fails.
     private var connectionWaiters: [(waiter: CheckedContinuation<Void, Never>, untilFirstFailure: Bool)] = []
-    /// The topics of QoS 1 and 2 messages in flight, by message id: what a refusal names.
-    private var inFlightTopics: [Int32: String] = [:]
-    /// The loop does not wake for the broker's bytes: they are read at the start of the next turn that
-    /// publishes (`readWaiting`), or by `ackSweep` (see `flush`).
-    private var readsDeferred = false
-    private var ackSweep: DeferredWork?
-    /// Something was published since the last `flush` (libmosquitto writes at once when it can).
-    private var published = false
+
+    /// The open connection's state, nil in any other phase.
+    private var link: Link? {
+        if case .open(let link) = phase { return link }
+        return nil
+    }
+
+    /// Changes the open connection's state; nothing in any other phase. `change` only sets fields: what it
+    /// calls must not move the phase.
+    private func updateLink(_ change: (inout Link) -> Void) {
+        guard case .open(var link) = phase else { return }
+        change(&link)
+        phase = .open(link)
+    }
 
     private static let libraryReady: Bool = { mosquitto_lib_init() == MOSQ_ERR_SUCCESS.rawValue }()
 
@@ -175,15 +205,16 @@ final class MosquittoConnection: @unchecked Sendable {
 
     /// On the loop: one attempt, `delay` seconds from now (a timer of the loop's: no thread waits it out).
     private func attemptConnection(after delay: Double) {
-        guard !stopping.withLock({ $0 }) else { return }
-        phase = .connecting
-        nextAttempt = loop.execute(after: delay) { [self] in startAttempt() }
+        guard !stopping.withLock({ $0 }) else {
+            phase = .idle
+            return
+        }
+        phase = .waiting(nextAttempt: loop.execute(after: delay) { [self] in startAttempt() })
     }
 
     /// On the loop: hands the handle to a thread of its own for the blocking attempt.
     private func startAttempt() {
-        nextAttempt = nil
-        attemptRunning = true
+        phase = .attempting(waiters: [])
         do {
             try BlockingThread.start("MQTT connect") { [self] in
                 let rc: Int32
@@ -205,9 +236,10 @@ final class MosquittoConnection: @unchecked Sendable {
 
     /// On the loop: the socket is open (the CONNACK comes later, through `readable`), or the attempt failed.
     private func attemptEnded(_ failure: String?) {
-        attemptRunning = false
-        for waiter in attemptWaiters { waiter.resume() }
-        attemptWaiters.removeAll()
+        if case .attempting(let waiters) = phase {
+            for waiter in waiters { waiter.resume() }
+        }
+        phase = .idle
         if stopping.withLock({ $0 }) {
             if failure == nil { mosquitto_disconnect(handle) }
             phase = .idle
@@ -228,11 +260,9 @@ final class MosquittoConnection: @unchecked Sendable {
             attemptConnection(after: nextDelay())
             return
         }
-        phase = .open(socket: socket)
-        connackDeadline = loop.execute(after: Self.connackTimeoutSeconds) { [self] in connackOverdue() }
-        let now = SystemClock.monotonicSeconds()
-        lastRead = now
-        lastWritten = now
+        var link = Link(socket: socket, at: SystemClock.monotonicSeconds())
+        link.connackDeadline = loop.execute(after: Self.connackTimeoutSeconds) { [self] in connackOverdue() }
+        phase = .open(link)
         flush()
         scheduleKeepalive()
     }
@@ -244,14 +274,16 @@ final class MosquittoConnection: @unchecked Sendable {
         if retain, settings.clearRetainedAtStop {
             if payload.isEmpty { retainedTopics.remove(topic) } else { retainedTopics.insert(topic) }
         }
-        lastWritten = SystemClock.monotonicSeconds()
-        published = true
+        updateLink { link in
+            link.lastWritten = SystemClock.monotonicSeconds()
+            link.published = true
+        }
         var mid: Int32 = 0
         let rc = text.withUTF8 { bytes in
             mosquitto_publish(handle, &mid, topic, Int32(bytes.count), bytes.baseAddress, Int32(qos), retain)
         }
         if rc == MOSQ_ERR_SUCCESS.rawValue {
-            if qos > 0 { inFlightTopics[mid] = topic } // what a refusal names
+            if qos > 0 { updateLink { $0.inFlightTopics[mid] = topic } } // what a refusal names
             return mid
         }
         if rc != MOSQ_ERR_NO_CONN.rawValue {
@@ -295,7 +327,7 @@ extension MosquittoConnection {
     /// The loop saw the socket readable (or writable while output waited, or hung up).
     private func readable() {
         guard case .open = phase else { return }
-        lastRead = SystemClock.monotonicSeconds()
+        updateLink { $0.lastRead = SystemClock.monotonicSeconds() }
         // Reads until the socket would block; a failure closes the connection (see `noticeClosed`).
         let rc = mosquitto_loop_read(handle, 1)
         events?.acknowledgementsRead()
@@ -321,21 +353,24 @@ extension MosquittoConnection {
     /// comes, `ackSweep` reads them `acknowledgementDelay` later. A hang-up still wakes the loop at once; so
     /// does anything while connecting, replaying or stopping, which waits on the broker's answers.
     func flush() {
-        guard case .open(let socket) = phase else { return }
-        let wrote = published || mosquitto_want_write(handle)
-        published = false
+        guard let link else { return }
+        let wrote = link.published || mosquitto_want_write(handle)
+        updateLink { $0.published = false }
         if mosquitto_want_write(handle) {
-            lastWritten = SystemClock.monotonicSeconds()
+            updateLink { $0.lastWritten = SystemClock.monotonicSeconds() }
             noticeClosed(mosquitto_loop_write(handle, 1))
         }
         // The write may have failed and ended the connection.
-        guard case .open = phase else { return }
+        guard case .open(let open) = phase else { return }
         let deferReads = wrote && events?.acknowledgementsMayWait == true
-            && offlineMessage == nil && !stopping.withLock({ $0 })
-        readsDeferred = deferReads
-        ackSweep?.cancel()
-        ackSweep = deferReads ? loop.execute(after: Self.acknowledgementDelay) { [self] in sweepAcknowledgements() } : nil
-        loop.setInterest(socket, EventLoop.Interest(readable: !deferReads, writable: mosquitto_want_write(handle)))
+            && open.offline == nil && !stopping.withLock({ $0 })
+        open.ackSweep?.cancel()
+        let sweep = deferReads ? loop.execute(after: Self.acknowledgementDelay) { [self] in sweepAcknowledgements() } : nil
+        updateLink { link in
+            link.readsDeferred = deferReads
+            link.ackSweep = sweep
+        }
+        loop.setInterest(open.socket, EventLoop.Interest(readable: !deferReads, writable: mosquitto_want_write(handle)))
     }
 
     /// Longest a deferred acknowledgement waits in the socket when no reading comes to collect it.
@@ -343,15 +378,15 @@ extension MosquittoConnection {
 
     /// At the start of a turn that publishes: what the broker sent since the last one (its acknowledgements).
     func readWaiting() {
-        guard readsDeferred, case .open = phase else { return }
+        guard link?.readsDeferred == true else { return }
         noticeClosed(mosquitto_loop_read(handle, 1))
     }
 
     /// No reading came to collect the acknowledgements: read them now, say the connection is idle (no
     /// reading's transaction will take them along), and wake for the broker again.
     private func sweepAcknowledgements() {
-        ackSweep = nil
-        guard readsDeferred else { return }
+        updateLink { $0.ackSweep = nil }
+        guard link?.readsDeferred == true else { return }
         readable()
         events?.connectionIdle()
     }
@@ -359,24 +394,25 @@ extension MosquittoConnection {
     /// Sleeps until the keepalive is due (no traffic either way for `keepalive` seconds), then lets
     /// libmosquitto ping or, when its ping went unanswered, end the connection. No tick while traffic flows.
     private func scheduleKeepalive() {
-        keepalive?.cancel()
+        link?.keepalive?.cancel()
         let interval = Double(settings.keepaliveSeconds)
         guard interval > 0 else { return }
-        keepalive = Task(executorPreference: loop) { [weak self] in
-            while let self, case .open = self.phase {
+        let keepalive = Task(executorPreference: loop) { [weak self] in
+            while let self, let link = self.link {
                 let now = SystemClock.monotonicSeconds()
-                var due = min(self.lastRead, self.lastWritten) + interval
+                var due = min(link.lastRead, link.lastWritten) + interval
                 // A ping is out and unanswered: libmosquitto gives up on it `keepalive` after sending it.
-                if due <= now { due = self.lastWritten + interval }
+                if due <= now { due = link.lastWritten + interval }
                 await self.loop.sleep(seconds: max(1, due - now))
-                guard !Task.isCancelled, case .open = self.phase else { return }
+                guard !Task.isCancelled, self.link != nil else { return }
                 self.events?.connectionIdle()
                 self.noticeClosed(mosquitto_loop_misc(self.handle))
                 // misc pinged (the keepalive was due) or found the broker silent too long and closed.
-                self.lastWritten = SystemClock.monotonicSeconds()
+                self.updateLink { $0.lastWritten = SystemClock.monotonicSeconds() }
                 self.flush()
             }
         }
+        updateLink { $0.keepalive = keepalive }
     }
 }
 
@@ -386,7 +422,7 @@ extension MosquittoConnection {
     /// The socket opened but CONNECT went unanswered: something listens there that is not an MQTT broker (or one
     /// that expects TLS first). Said as such, then closed and tried again with backoff.
     private func connackOverdue() {
-        connackDeadline = nil
+        updateLink { $0.connackDeadline = nil }
         guard case .open = phase, !isConnected else { return }
         attemptFailed("the broker at \(broker.host):\(broker.port) took the connection but did not answer MQTT's CONNECT within "
                       + "\(Int(Self.connackTimeoutSeconds)) s: is an MQTT broker listening on mqtt.port, or does it expect TLS (mqtt.ca_file)?")
@@ -397,8 +433,8 @@ extension MosquittoConnection {
     }
 
     private func didConnect(_ rc: Int32) {
-        connackDeadline?.cancel()
-        connackDeadline = nil
+        link?.connackDeadline?.cancel()
+        updateLink { $0.connackDeadline = nil }
         guard rc == 0 else {
             let reason = String(cString: mosquitto_connack_string(rc))
             attemptFailed(rc == 4 || rc == 5 ? "the broker refused the credentials (\(reason)): check mqtt.username and mqtt.password_file" : "the broker refused the connection: \(reason)")
@@ -433,26 +469,17 @@ extension MosquittoConnection {
     /// The connection closed (libmosquitto closed the socket already): unwatch it and try again later.
     /// `systemError`: the errno of the step that failed (unwatching the closed socket below sets EBADF).
     private func connectionEnded(_ rc: Int32, errno systemError: Int32) {
-        guard case .open(let socket) = phase else { return }
-        loop.unwatch(socket)
-        connackDeadline?.cancel()
-        connackDeadline = nil
-        keepalive?.cancel()
-        keepalive = nil
-        ackSweep?.cancel()
-        ackSweep = nil
-        readsDeferred = false
-        inFlightTopics.removeAll()
+        guard let link else { return }
+        loop.unwatch(link.socket)
+        link.cancelTimers()
         let wasConnected = connectedFlag.withLock { was in
             defer { was = false }
             return was
         }
         events?.connectionEnded()
-        resumeOffline(false)
-        if stopping.withLock({ $0 }) {
-            phase = .idle
-            return
-        }
+        link.offline?.acknowledged.resume(returning: false)
+        phase = .idle
+        if stopping.withLock({ $0 }) { return }
         if wasConnected {
             logger.warning("lost the broker; storing readings and reconnecting with backoff", [("mqtt.reason", failureReason(rc, errno: systemError))])
         } else if rc != MOSQ_ERR_CONN_REFUSED.rawValue {
@@ -465,11 +492,12 @@ extension MosquittoConnection {
 
     /// A PUBACK (or PUBCOMP): `reason` 0x80 and up is the broker's refusal, never a delivery.
     private func didPublish(_ mid: Int32, reason: Int32) {
-        if offlineMessage == mid {
+        if link?.offline?.message == mid {
             resumeOffline(reason < 0x80)
             return
         }
-        let topic = inFlightTopics.removeValue(forKey: mid)
+        var topic: String?
+        updateLink { topic = $0.inFlightTopics.removeValue(forKey: mid) }
         var refusal: MQTTRefusal?
         if reason >= 0x80 {
             let words = mosquitto_reason_string(reason).map { String(cString: $0) } ?? "reason code \(reason)"
@@ -586,21 +614,17 @@ extension MosquittoConnection {
         await callOffAttempts()
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             loop.execute { [self] in
-                keepalive?.cancel()
-                connackDeadline?.cancel()
-                ackSweep?.cancel()
-                ackSweep = nil
                 readWaiting()
-                readsDeferred = false
-                if case .open(let socket) = phase {
+                if let link {
+                    link.cancelTimers()
                     mosquitto_disconnect(handle)
                     _ = mosquitto_loop_write(handle, 1)
-                    loop.unwatch(socket)
+                    loop.unwatch(link.socket)
                 }
-                phase = .idle
                 connectedFlag.withLock { $0 = false }
                 events?.connectionEnded()
                 resumeOffline(false)
+                phase = .idle
                 done.resume()
             }
         }
@@ -623,15 +647,13 @@ extension MosquittoConnection {
             acknowledged.resume(returning: false)
             return
         }
-        offlineMessage = mid
-        offlineAcknowledged = acknowledged
+        updateLink { $0.offline = (mid, acknowledged) }
         flush()
     }
 
     private func resumeOffline(_ value: Bool) {
-        offlineAcknowledged?.resume(returning: value)
-        offlineAcknowledged = nil
-        offlineMessage = nil
+        link?.offline?.acknowledged.resume(returning: value)
+        updateLink { $0.offline = nil }
     }
 
     /// At a stop: calls off the next attempt, and waits for one in progress at most `attemptGraceSeconds`. An
@@ -643,16 +665,24 @@ extension MosquittoConnection {
             await withTaskCancellationHandler {
                 await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
                     loop.execute { [self] in
-                        nextAttempt?.cancel()
-                        nextAttempt = nil
-                        if attemptRunning, !cancelled.withLock({ $0 }) { attemptWaiters.append(done) } else { done.resume() }
+                        switch phase {
+                        case .waiting(let next):
+                            next.cancel()
+                            phase = .idle
+                            done.resume()
+                        case .attempting(let waiters) where !cancelled.withLock({ $0 }):
+                            phase = .attempting(waiters: waiters + [done])
+                        default:
+                            done.resume()
+                        }
                     }
                 }
             } onCancel: {
                 cancelled.withLock { $0 = true }
                 loop.execute { [self] in
-                    for waiter in attemptWaiters { waiter.resume() }
-                    attemptWaiters.removeAll()
+                    guard case .attempting(let waiters) = phase else { return }
+                    for waiter in waiters { waiter.resume() }
+                    phase = .attempting(waiters: [])
                 }
             }
         }
