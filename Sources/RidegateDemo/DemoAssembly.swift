@@ -111,7 +111,7 @@ extension GatewayAssembly {
         func sensor<S: SimulatedSignal>(_ name: String, _ ref: SensorRef, _ behaviour: SimulatedSensorPeripheral.Behaviour, _ signal: S) {
             if ride.recorded { start.expect(ref.id) }
             sensors.append(SimulatedSensor(name: name, sensor: ref, behaviour: behaviour, profile: profile, speed: options.speed,
-                                           start: ride.recorded ? start : nil, end: end, clock: clock,
+                                           start: start, end: end, clock: clock,
                                            logger: logger.labeled(ref.kind.topicFamily), loop: loop, signal: signal))
         }
         if ride.strap {
@@ -169,7 +169,8 @@ extension GatewayAssembly {
         } catch {
             throw SetupError(description: "cannot read the demo ride: \(error). Pass one with --ride PATH")
         }
-        let replayer = NMEAReplayer(path: options.ridePath, speed: options.speed, startAt: options.startAt, logger: logger, loop: loop)
+        let replayer = NMEAReplayer(path: options.ridePath, speed: options.speed, startAt: options.startAt, logger: logger, loop: loop,
+                                    start: start)
         return DemoRide(profile: builder.finish(), play: { await replayer.play(into: $0) })
     }
 }

@@ -15,6 +15,9 @@ struct NMEAReplayer: Sendable {
     let logger: Logger
     /// Paces the epochs.
     let loop: EventLoop
+    /// The ride's second 0, shared with the simulated sensors: their ticks and the receiver's epochs fall due
+    /// together, one wakeup for all of them.
+    let start: RideStart
 
     /// The simulated receiver's side of the pty, made non-blocking (a write never holds up the loop); false, said,
     /// when it cannot be.
@@ -45,7 +48,7 @@ struct NMEAReplayer: Sendable {
         })
         var ready: [NMEAEpochGrouper.Epoch] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
-        var previousTime: Double?
+        var pace = Pace(started: await start.origin())
         while true {
             let result = chunk.withUnsafeMutableBytes { buffer in
                 Result { () throws(Errno) -> Int in try file.read(into: buffer) }
@@ -62,12 +65,12 @@ struct NMEAReplayer: Sendable {
                 if let finished = grouper.add(line: line) { ready.append(finished) }
             }
             for epoch in ready {
-                guard await play(epoch, after: &previousTime, into: pty) else { return }
+                guard await play(epoch, pace: &pace, into: pty) else { return }
             }
             ready.removeAll(keepingCapacity: true)
         }
         if let last = grouper.finish() {
-            guard await play(last, after: &previousTime, into: pty) else { return }
+            guard await play(last, pace: &pace, into: pty) else { return }
         }
         logger.info("the demo ride has ended")
     }
@@ -94,18 +97,27 @@ struct NMEAReplayer: Sendable {
         return found
     }
 
-    /// Waits out the gap since the previous epoch (scaled by `speed`), then writes this one. A gap lasts as long as
-    /// the capture says: shortened, its next epochs would read as a receiver whose clock jumped ahead of the
-    /// gateway's, which GPS time rejects for 30 s (a 10 Hz capture's minute without fixes lost 30 s of riding).
-    /// Only a gap over an hour (captures joined together) is cut to one.
-    private func play(_ epoch: NMEAEpochGrouper.Epoch, after previousTime: inout Double?, into pty: PseudoTerminal) async -> Bool {
+    /// Where the replay is: the capture's time of its last epoch, and the capture's seconds since its first.
+    private struct Pace {
+        let started: Double
+        var previousTime: Double?
+        var elapsed = 0.0
+    }
+
+    /// Waits until the epoch's second of the ride (its capture time from the first epoch, scaled by `speed`, from
+    /// second 0: late writes do not add up to a slower ride), then writes it. A gap lasts as long as the capture
+    /// says: shortened, its next epochs would read as a receiver whose clock jumped ahead of the gateway's, which
+    /// GPS time rejects for 30 s (a 10 Hz capture's minute without fixes lost 30 s of riding). Only a gap over an
+    /// hour (captures joined together) is cut to one.
+    private func play(_ epoch: NMEAEpochGrouper.Epoch, pace: inout Pace, into pty: PseudoTerminal) async -> Bool {
         if Task.isCancelled { return false }
-        if let t = epoch.timeOfDay, let p = previousTime {
+        if let t = epoch.timeOfDay, let p = pace.previousTime {
             var dt = t - p
             if dt < 0 { dt += 86_400 }
-            await loop.sleep(seconds: min(dt, 3600) / speed)
+            pace.elapsed += min(dt, 3600)
         }
-        previousTime = epoch.timeOfDay ?? previousTime
+        await loop.sleep(seconds: max(0, pace.started + pace.elapsed / speed - SystemClock.monotonicSeconds()))
+        pace.previousTime = epoch.timeOfDay ?? pace.previousTime
         return await Self.write(epoch.bytes, to: pty.controller, loop: loop, logger: logger)
     }
 

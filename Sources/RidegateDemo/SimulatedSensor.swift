@@ -11,8 +11,8 @@ struct SimulatedSensor<Signal: SimulatedSignal>: EventSource {
     let behaviour: SimulatedSensorPeripheral.Behaviour
     let profile: RideProfile
     let speed: Double
-    /// When a recording's second 0 is, shared with the replayed receiver; nil: when the link is up.
-    var start: RideStart?
+    /// The ride's second 0, shared with the replayed receiver and the other sensors (a recording's waits for them all).
+    let start: RideStart
     /// When the ride is over (the receiver's last fix read); nil: at the end of the profile.
     var end: RideEnd?
     let clock: SystemClock
@@ -36,7 +36,7 @@ struct SimulatedSensor<Signal: SimulatedSignal>: EventSource {
             group.addTask { await peripheral.run() }
             group.addTask {
                 let reason = await connection.run { event in
-                    if case .sensorState(let sensor, .connected, _, _) = event { start?.connected(sensor.id) }
+                    if case .sensorState(let sensor, .connected, _, _) = event { start.connected(sensor.id) }
                     emit(event)
                 }
                 guard !Task.isCancelled else { return } // shutting down, not lost
@@ -54,7 +54,7 @@ struct SimulatedSensor<Signal: SimulatedSignal>: EventSource {
         var signal = signal
         var offset = 0.0
         let interval = 1.0
-        let started = await start?.origin() ?? SystemClock.monotonicSeconds()
+        let started = await start.origin()
         await loop.sleep(seconds: max(0, started - SystemClock.monotonicSeconds()))
         // Past the profile's end, its last second holds until the receiver's last fix has been read.
         while !Task.isCancelled, offset <= profile.duration || end?.isOver == false {

@@ -58,4 +58,19 @@ import Testing
             #expect(await git.waitForExit(timeout: TestTime.seconds(10)).flatMap(ChildProcess.exitCode) == 0, "\(commit) is not a commit here")
         }
     }
+
+    /// README's sizes and ratios are docs/performance.md's, where each names the commit it was measured at: one
+    /// place to measure, one to update.
+    @Test("Every size (MB) and ratio (×) README gives is one docs/performance.md gives")
+    func readmeFiguresFromPerformance() throws {
+        let readme = try String(contentsOfFile: Self.root + "/README.md", encoding: .utf8)
+        let performance = try String(contentsOfFile: Self.root + "/docs/performance.md", encoding: .utf8)
+        let figure = try NSRegularExpression(pattern: #"(\d+(\.\d+)?) ?(MB|×)"#)
+        let figures = figure.matches(in: readme, range: NSRange(readme.startIndex..., in: readme)).compactMap { match in
+            Range(match.range, in: readme).map { String(readme[$0]) }
+        }
+        #expect(!figures.isEmpty)
+        let missing = figures.filter { !performance.contains($0) && !performance.contains($0.replacingOccurrences(of: " ", with: "")) }
+        #expect(missing.isEmpty, "README's \(missing) not in docs/performance.md")
+    }
 }
