@@ -111,7 +111,7 @@ extension GatewayAssembly {
         func sensor<S: SimulatedSignal>(_ name: String, _ ref: SensorRef, _ behaviour: SimulatedSensorPeripheral.Behaviour, _ signal: S) {
             if ride.recorded { start.expect(ref.id) }
             sensors.append(SimulatedSensor(name: name, sensor: ref, behaviour: behaviour, profile: profile, speed: options.speed,
-                                           start: start, end: end, clock: clock,
+                                           start: start, afterFirstFix: !ride.recorded, end: end, clock: clock,
                                            logger: logger.labeled(ref.kind.topicFamily), loop: loop, signal: signal))
         }
         if ride.strap {

@@ -13,6 +13,10 @@ struct SimulatedSensor<Signal: SimulatedSignal>: EventSource {
     let speed: Double
     /// The ride's second 0, shared with the replayed receiver and the other sensors (a recording's waits for them all).
     let start: RideStart
+    /// Whether the first reading waits for the receiver's first fix to be read: a capture's first epoch is
+    /// already a fix, and a reading before it would be dated before the ride's first fix (a recording sends two
+    /// searching epochs first). Later ticks keep the shared schedule, due with the receiver's epochs.
+    let afterFirstFix: Bool
     /// When the ride is over (the receiver's last fix read); nil: at the end of the profile.
     var end: RideEnd?
     let clock: SystemClock
@@ -55,7 +59,9 @@ struct SimulatedSensor<Signal: SimulatedSignal>: EventSource {
         var offset = 0.0
         let interval = 1.0
         let started = await start.origin()
-        await loop.sleep(seconds: max(0, started - SystemClock.monotonicSeconds()))
+        // Half a ride second, and at least 50 ms however fast the ride: the receiver's first fix is read by then.
+        let firstDelay = afterFirstFix ? max(0.5 / speed, 0.05) : 0
+        await loop.sleep(seconds: max(0, started + firstDelay - SystemClock.monotonicSeconds()))
         // Past the profile's end, its last second holds until the receiver's last fix has been read.
         while !Task.isCancelled, offset <= profile.duration || end?.isOver == false {
             let sample = profile.sample(at: min(offset, profile.duration))

@@ -121,6 +121,8 @@ final class MosquittoConnection: @unchecked Sendable {
     /// calls must not move the phase.
     private func updateLink(_ change: (inout Link) -> Void) {
         guard case .open(var link) = phase else { return }
+        // The phase lets go of its copy first, so the messages in flight are changed in place, not copied.
+        phase = .idle
         change(&link)
         phase = .open(link)
     }
