@@ -99,13 +99,13 @@ struct NMEAReplayer: Sendable {
 
     /// Where the replay is: the capture's time of its last epoch, and the capture's seconds since its first.
     private struct Pace {
-        let started: Double
+        var started: Double
         var previousTime: Double?
         var elapsed = 0.0
     }
 
     /// Waits until the epoch's second of the ride (its capture time from the first epoch, scaled by `speed`, from
-    /// second 0: late writes do not add up to a slower ride), then writes it. A gap lasts as long as the capture
+    /// second 0: a few milliseconds late here and there do not add up to a slower ride), then writes it. A gap lasts as long as the capture
     /// says: shortened, its next epochs would read as a receiver whose clock jumped ahead of the gateway's, which
     /// GPS time rejects for 30 s (a 10 Hz capture's minute without fixes lost 30 s of riding). Only a gap over an
     /// hour (captures joined together) is cut to one.
@@ -116,7 +116,15 @@ struct NMEAReplayer: Sendable {
             if dt < 0 { dt += 86_400 }
             pace.elapsed += min(dt, 3600)
         }
-        await loop.sleep(seconds: max(0, pace.started + pace.elapsed / speed - SystemClock.monotonicSeconds()))
+        let due = pace.started + pace.elapsed / speed
+        let now = SystemClock.monotonicSeconds()
+        if now - due > 0.5 / speed {
+            // Held up (a loaded machine): the ride goes on from here, slower, as a receiver does; sending the
+            // missed epochs in a burst would have the gateway read them late, and count their distance apart.
+            pace.started += now - due
+        } else {
+            await loop.sleep(seconds: max(0, due - now))
+        }
         pace.previousTime = epoch.timeOfDay ?? pace.previousTime
         return await Self.write(epoch.bytes, to: pty.controller, loop: loop, logger: logger)
     }
