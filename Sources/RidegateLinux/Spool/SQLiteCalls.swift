@@ -40,8 +40,9 @@ enum SQLiteCalls {
 
     /// Made once, before the first connection (SQLite takes them only before it initialises): no memory
     /// statistics, which took a global mutex around every SQLite allocation and free, 53 a 10 Hz epoch and
-    /// 3 % of the daemon's instructions. Nothing here reads them (`sqlite3_db_status`, per connection, stays).
-    private static let processSettings = rg_sqlite_memory_statistics_off()
+    /// 3 % of the daemon's instructions (nothing here reads them; `sqlite3_db_status`, per connection, stays);
+    /// and no page cache allocated before it is used (sqlite_shim.h says what that held).
+    private static let processSettings = rg_sqlite_configure_process()
 
     /// The pragmas every writable connection starts with. 1 KiB pages for a new file (an existing file keeps
     /// its page size): each transaction rewrites a handful of pages in the WAL, and at 1 KiB instead of
