@@ -13,7 +13,7 @@ struct NMEAReplayer: Sendable {
     let speed: Double
     let startAt: Timestamp?
     let logger: Logger
-    /// Paces the epochs.
+    /// Waits out a reader that is not draining.
     let loop: EventLoop
     /// The ride's second 0, shared with the simulated sensors: their ticks and the receiver's epochs fall due
     /// together, one wakeup for all of them.
@@ -48,7 +48,7 @@ struct NMEAReplayer: Sendable {
         })
         var ready: [NMEAEpochGrouper.Epoch] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
-        var pace = Pace(started: await start.origin())
+        var pace = Pace(origin: await start.origin())
         while true {
             let result = chunk.withUnsafeMutableBytes { buffer in
                 Result { () throws(Errno) -> Int in try file.read(into: buffer) }
@@ -97,17 +97,18 @@ struct NMEAReplayer: Sendable {
         return found
     }
 
-    /// Where the replay is: the capture's time of its last epoch, and the capture's seconds since its first.
+    /// Where the replay is: the ride's second 0, the capture's time of its last epoch, and the capture's seconds
+    /// since its first.
     private struct Pace {
-        var started: Double
+        var origin: Double
         var previousTime: Double?
         var elapsed = 0.0
     }
 
-    /// Waits until the epoch's second of the ride (its capture time from the first epoch, scaled by `speed`, from
-    /// second 0: a few milliseconds late here and there do not add up to a slower ride), then writes it. A gap lasts as long as the capture
-    /// says: shortened, its next epochs would read as a receiver whose clock jumped ahead of the gateway's, which
-    /// GPS time rejects for 30 s (a 10 Hz capture's minute without fixes lost 30 s of riding). Only a gap over an
+    /// Waits until the epoch's second of the ride (its capture time from the first epoch, scaled by `speed`, on
+    /// the ride's schedule: `RideStart.receiverWaits`), then writes it. A gap lasts as long as the capture says:
+    /// shortened, its next epochs would read as a receiver whose clock jumped ahead of the gateway's, which GPS
+    /// time rejects for 30 s (a 10 Hz capture's minute without fixes lost 30 s of riding). Only a gap over an
     /// hour (captures joined together) is cut to one.
     private func play(_ epoch: NMEAEpochGrouper.Epoch, pace: inout Pace, into pty: PseudoTerminal) async -> Bool {
         if Task.isCancelled { return false }
@@ -116,15 +117,7 @@ struct NMEAReplayer: Sendable {
             if dt < 0 { dt += 86_400 }
             pace.elapsed += min(dt, 3600)
         }
-        let due = pace.started + pace.elapsed / speed
-        let now = SystemClock.monotonicSeconds()
-        if now - due > 0.5 / speed {
-            // Held up (a loaded machine): the ride goes on from here, slower, as a receiver does; sending the
-            // missed epochs in a burst would have the gateway read them late, and count their distance apart.
-            pace.started += now - due
-        } else {
-            await loop.sleep(seconds: max(0, due - now))
-        }
+        await start.receiverWaits(for: pace.elapsed, speed: speed, origin: pace.origin)
         pace.previousTime = epoch.timeOfDay ?? pace.previousTime
         return await Self.write(epoch.bytes, to: pty.controller, loop: loop, logger: logger)
     }

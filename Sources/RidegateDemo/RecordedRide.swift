@@ -180,13 +180,13 @@ struct RecordedRideReplayer: Sendable {
     /// When the ride's second 0 is, shared with the simulated sensors.
     let start: RideStart
     let logger: Logger
-    /// Paces the epochs.
+    /// Waits out a reader that is not draining, and the last record's second.
     let loop: EventLoop
 
     func play(into pty: PseudoTerminal) async {
         guard NMEAReplayer.prepare(pty, logger: logger) else { return }
         let dated = startAt ?? ride.start
-        let started = await start.origin()
+        let origin = await start.origin()
         // A receiver searches before its first fix: two epochs without one, from which the reader learns how the
         // receiver's cycle ends, so the ride's first fix is not held up until the second record (seconds later).
         let searching = (NMEASentenceWriter.searching(time: dated + -2) + NMEASentenceWriter.searching(time: dated + -1)).joined(separator: "\r\n") + "\r\n"
@@ -214,8 +214,7 @@ struct RecordedRideReplayer: Sendable {
             previous = sample
             for epoch in epochs {
                 if Task.isCancelled { return }
-                // Until the epoch's time from the start (not from the previous one's: no drift over a long ride).
-                await loop.sleep(seconds: max(0, started + epoch.offset / speed - SystemClock.monotonicSeconds()))
+                await start.receiverWaits(for: epoch.offset, speed: speed, origin: origin)
                 let time = dated + epoch.offset
                 let bearing = course.map {
                     GreatCircle.bearingDegrees(lat1: $0.latitude, lon1: $0.longitude, lat2: epoch.latitude, lon2: epoch.longitude)

@@ -18,6 +18,9 @@ final class RideStart: Sendable {
         var unconnected: Set<String>
         var origin: Double?
         var waiting: [CheckedContinuation<Double, Never>] = []
+        /// Real seconds the ride has fallen behind its schedule: the receiver, held up by a loaded machine,
+        /// carries on from where it is, and the sensors with it.
+        var heldBack = 0.0
     }
 
     private let state: Locked<State>
@@ -69,6 +72,31 @@ final class RideStart: Sendable {
             group.cancelAll()
             return origin
         }
+    }
+
+    /// When a ride second is due on the monotonic clock: `origin` (this ride's, from `origin()`) plus the time the
+    /// ride has been held back, plus the ride second at `speed`. From second 0, not from the previous tick: a few
+    /// milliseconds late here and there do not add up to a slower ride.
+    func due(_ rideSecond: Double, speed: Double, origin: Double) -> Double {
+        origin + state.withLock { $0.heldBack } + rideSecond / speed
+    }
+
+    /// The receiver's wait for its next epoch. Held up by more than half a ride second (a loaded machine), it
+    /// does not wait but moves the whole ride's schedule back by as much: sending the missed epochs in a burst
+    /// would have the gateway read them late and count their distance apart from the track, and the sensors,
+    /// on the same schedule, keep their readings beside the receiver's fixes.
+    func receiverWaits(for rideSecond: Double, speed: Double, origin: Double) async {
+        let late = SystemClock.monotonicSeconds() - due(rideSecond, speed: speed, origin: origin)
+        if late > 0.5 / speed {
+            state.withLock { $0.heldBack += late }
+        } else {
+            await loop.sleep(seconds: max(0, -late))
+        }
+    }
+
+    /// A sensor's wait for its next tick, on the receiver's schedule (which only the receiver moves).
+    func sensorWaits(for rideSecond: Double, speed: Double, origin: Double) async {
+        await loop.sleep(seconds: max(0, due(rideSecond, speed: speed, origin: origin) - SystemClock.monotonicSeconds()))
     }
 
     private func fix(_ origin: Double) {

@@ -58,10 +58,10 @@ struct SimulatedSensor<Signal: SimulatedSignal>: EventSource {
         var signal = signal
         var offset = 0.0
         let interval = 1.0
-        let started = await start.origin()
+        let origin = await start.origin()
         // Half a ride second, and at least 50 ms however fast the ride: the receiver's first fix is read by then.
         let firstDelay = afterFirstFix ? max(0.5 / speed, 0.05) : 0
-        await loop.sleep(seconds: max(0, started + firstDelay - SystemClock.monotonicSeconds()))
+        await loop.sleep(seconds: max(0, start.due(0, speed: speed, origin: origin) + firstDelay - SystemClock.monotonicSeconds()))
         // Past the profile's end, its last second holds until the receiver's last fix has been read.
         while !Task.isCancelled, offset <= profile.duration || end?.isOver == false {
             let sample = profile.sample(at: min(offset, profile.duration))
@@ -70,8 +70,7 @@ struct SimulatedSensor<Signal: SimulatedSignal>: EventSource {
                 peripheral.notify(characteristic, value)
             }
             offset += interval
-            // Until the ride's next second in real time, from the start: late ticks do not add up to a slower ride.
-            await loop.sleep(seconds: max(0, started + offset / speed - SystemClock.monotonicSeconds()))
+            await start.sensorWaits(for: offset, speed: speed, origin: origin)
         }
     }
 }

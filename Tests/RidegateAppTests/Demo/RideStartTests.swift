@@ -76,4 +76,25 @@ struct RideStartTests {
         #expect(origin >= before && origin <= before + 1)
         #expect(log.lines.isEmpty)
     }
+
+    @Test("A receiver held up moves the whole ride's schedule back, and the sensors follow; on time, nothing moves")
+    func heldUpReceiverMovesTheSchedule() async throws {
+        let (start, _, _) = try rideStart(patience: 60, expecting: [])
+        let now = SystemClock.monotonicSeconds()
+        // On time: the receiver waits out its epoch and the schedule stays.
+        await start.receiverWaits(for: 0.05, speed: 1, origin: now)
+        #expect(SystemClock.monotonicSeconds() >= now + 0.05)
+        #expect(start.due(1, speed: 1, origin: now) == now + 1)
+        // A ride second 0 a hundred seconds ago: the epoch due at second 1 is 99 s late; it goes now, and the
+        // next epoch and the sensors' next tick are due a ride second from here, not at once.
+        let origin = SystemClock.monotonicSeconds() - 100
+        await start.receiverWaits(for: 1, speed: 1, origin: origin)
+        let after = SystemClock.monotonicSeconds()
+        let nextTick = start.due(2, speed: 1, origin: origin)
+        #expect(nextTick > after + 0.5 && nextTick <= after + 1, "the next tick is due \(nextTick - after) s from now")
+        // Less than half a ride second late is a busy loop's jitter, not a hold-up: the epoch goes, nothing moves.
+        let heldBack = start.due(0, speed: 1, origin: 0)
+        await start.receiverWaits(for: 0, speed: 1, origin: SystemClock.monotonicSeconds() - 0.3 - heldBack)
+        #expect(start.due(0, speed: 1, origin: 0) == heldBack)
+    }
 }

@@ -40,7 +40,7 @@ import Testing
         let dir = try directory()
         let record = DiscoveryRecord(directory: dir)
         #expect(!record.isDeviceLayout && !record.hasEarlierState)
-        FileManager.default.createFile(atPath: dir + "/rides.sqlite", contents: Data())
+        #expect(FileManager.default.createFile(atPath: dir + "/rides.sqlite", contents: Data()))
         #expect(record.hasEarlierState)
         try record.recordDeviceLayout()
         #expect(record.isDeviceLayout)
