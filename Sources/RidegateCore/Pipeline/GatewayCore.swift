@@ -68,15 +68,12 @@ public struct GatewayCore: Sendable {
     private var sequence: [String: Int] = [:]
     private var lastRideSummary: Timestamp?
     private var ledSignal: LEDSignal = .off
-    private var sensorStates: [SensorRef: SensorState] = [:]
-    private var sensorLosses: [SensorRef: Int] = [:]
-    private var sensorLastReason: [SensorRef: String] = [:]
+    /// Every sensor heard of: its state, how often its link was lost, and why last.
+    private var sensors: [SensorRef: SensorStatus] = [:]
     private var contact: HeartRateMeasurement.SensorContact = .notSupported
     private var gpsState: GPSDeviceState?
     private var stateStorage = StateStorage.writable
-    private var sun: (date: CivilDate, latitude: Double, longitude: Double, published: Timestamp)?
-    private var remembered: (latitude: Double, longitude: Double)?
-    public internal(set) var sunsetWarning = false
+    private var sun: SunSchedule
     private var lastSent: [String: Timestamp] = [:]
     private var lastPosition: Timestamp?
     /// The GPS second of the last clock sample.
@@ -109,12 +106,20 @@ public struct GatewayCore: Sendable {
     /// GPS epochs rejected for their time, for the log (said once a minute at most, counted).
     private var timeRejections = RepeatedProblem(interval: 60)
 
+    private struct SensorStatus {
+        var state: SensorState
+        var losses = 0
+        var lastReason: String?
+    }
+
     public init(settings: Settings) {
         self.settings = settings
         time = TimeReference(tolerance: settings.gpsTimeTolerance)
         ride = RideTracker(autoPauseSpeed: settings.autoPauseSpeed)
         zone = ZoneTracker(zones: settings.zones, margin: settings.zoneMarginBPM, dwellSeconds: settings.zoneDwellSeconds)
         wheel = WheelDistance(fallbackAfter: settings.wheelFallbackAfter)
+        sun = SunSchedule(moveThresholdMeters: settings.sunMoveThresholdMeters, interval: settings.sunPublishInterval,
+                          warningLead: settings.sunsetWarningLead)
         recorder = RideRecorder(motion: MotionRule(autoPauseSpeed: settings.autoPauseSpeed), autoLapMeters: settings.autoLapMeters,
                                 sensorPointsAfter: settings.wheelFallbackAfter)
         powerZone = settings.powerZones.map {
@@ -161,7 +166,7 @@ public struct GatewayCore: Sendable {
         case .gpsState(let state, let at):
             effects += gpsStateEffects(state, ts: time.utc(for: at))
         case .lastKnownPosition(let lat, let lon, let at):
-            if sun == nil { effects += seedPosition(latitude: lat, longitude: lon, at: at) }
+            if !sun.hasReported { effects += seedPosition(latitude: lat, longitude: lon, at: at) }
         case .watchdogTick:
             // Reaching here means the event stream and the core are moving: that is what the watchdog guards.
             effects.append(.serviceAlive)
@@ -210,7 +215,7 @@ public struct GatewayCore: Sendable {
         var effects: [Effect] = recorder.release { $0.system }.map { .record($0) }
         effects.append(.publish(rideSummary(ts: ts, final: true)))
         if gpsState != nil { effects += gpsStateEffects(.stopped, ts: ts) }
-        for sensor in sensorStates.keys.sorted(by: { $0.topic < $1.topic }) {
+        for sensor in sensors.keys.sorted(by: { $0.topic < $1.topic }) {
             effects += sensorStateEffects(sensor, .stopped, reason: nil, ts: ts)
         }
         effects += healthEffects(at: receive, force: true)
@@ -422,15 +427,15 @@ extension GatewayCore {
 
     private func zoneOrStatus() -> LEDSignal {
         if settings.ledZones == .power, let tracker = powerZone, let z = tracker.zone,
-           sensorStates.contains(where: { $0.key.kind.zones == .power && $0.value == .connected }) || sensorStates.isEmpty {
+           sensors.contains(where: { $0.key.kind.zones == .power && $0.value.state == .connected }) || sensors.isEmpty {
             return sunsetWarning ? .zoneAtDusk(z, of: tracker.zones.count) : .zone(z, of: tracker.zones.count)
         }
         guard settings.heartRateEnabled else {
             if sunsetWarning { return .sunsetSoon }
             return gpsState == .ok ? .off : .noGPSFix
         }
-        let straps = sensorStates.filter { $0.key.kind.zones == .heartRate }
-        let states = Set(straps.values)
+        let straps = sensors.filter { $0.key.kind.zones == .heartRate }
+        let states = Set(straps.values.map(\.state))
         if states.contains(.connected) || (straps.isEmpty && zone.zone != nil) {
             if contact == .notDetected { return .noSensorContact }
             if let z = zone.zone { return sunsetWarning ? .zoneAtDusk(z, of: settings.zones.count) : .zone(z, of: settings.zones.count) }
@@ -548,34 +553,22 @@ extension GatewayCore {
     /// Publishes the sun for a position remembered from an earlier run, before the first fix, stamped with
     /// the system clock (and saying so).
     public mutating func seedPosition(latitude: Double, longitude: Double, at receive: ReceiveTime) -> [Effect] {
-        remembered = (latitude, longitude)
+        sun.recall(latitude: latitude, longitude: longitude)
         return sunEffects(latitude: latitude, longitude: longitude, now: time.utc(for: receive), force: true)
     }
 
-    /// The sun is republished when the solar day changes, when the rider has moved far enough for the
-    /// times to shift, and every `sunPublishInterval` so the countdown moves; it is retained.
+    /// Whether the last sun report warned that sunset is near.
+    public var sunsetWarning: Bool { sun.sunsetWarning }
+
+    /// The sun, retained, when `SunSchedule` says it is due; the position, when it is to be remembered.
     private mutating func sunEffects(latitude: Double, longitude: Double, now: Timestamp, force: Bool = false) -> [Effect] {
-        guard settings.sunEnabled else { return [] }
-        let date = SunCalculator.solarDay(at: now, longitude: longitude)
-        var due = force || sun == nil
-        if let last = sun {
-            let moved = GreatCircle.distanceMeters(lat1: last.latitude, lon1: last.longitude, lat2: latitude, lon2: longitude)
-            due = due || last.date != date || moved >= settings.sunMoveThresholdMeters || now - last.published >= settings.sunPublishInterval
+        guard settings.sunEnabled, let (report, remember) = sun.report(latitude: latitude, longitude: longitude, now: now, force: force) else {
+            return []
         }
-        guard due else { return [] }
-        let report = SunReport(latitude: latitude, longitude: longitude, now: now, warningLead: settings.sunsetWarningLead)
-        sun = (date, latitude, longitude, now)
-        sunsetWarning = report.sunsetWarning
         let seq = nextSequence(Topic.sun.name)
         var effects: [Effect] = [.publish(Publication(
             topic: .sun, payload: report.payload(ts: now, seq: seq, clockTrusted: time.isTrusted), retain: true, sequence: seq))]
-        let far = remembered.map {
-            GreatCircle.distanceMeters(lat1: $0.latitude, lon1: $0.longitude, lat2: latitude, lon2: longitude) >= 1000
-        } ?? true
-        if far {
-            remembered = (latitude, longitude)
-            effects.append(.rememberPosition(latitude: latitude, longitude: longitude))
-        }
+        if remember { effects.append(.rememberPosition(latitude: latitude, longitude: longitude)) }
         return effects
     }
 }
@@ -595,8 +588,8 @@ extension GatewayCore {
         json.add("clock_offset_s", time.systemClockOffset, decimals: 3)
         json.add("gps_time_rejected", time.rejectedEpochs)
         json.add("gps_time_steps", time.steps)
-        json.add("strap_reconnects", sensorLosses.filter { $0.key.kind.family == .strap }.values.reduce(0, +))
-        json.add("sensor_reconnects", sensorLosses.filter { $0.key.kind.family == .sensor }.values.reduce(0, +))
+        json.add("strap_reconnects", sensors.filter { $0.key.kind.family == .strap }.values.reduce(0) { $0 + $1.losses })
+        json.add("sensor_reconnects", sensors.filter { $0.key.kind.family == .sensor }.values.reduce(0) { $0 + $1.losses })
         json.add("coalesced", coalesced.values.reduce(0, +))
         json.add("gps_state", gpsState?.rawValue)
         json.add("state_storage", stateStorage.rawValue)
@@ -605,13 +598,14 @@ extension GatewayCore {
     }
 
     private mutating func sensorStateEffects(_ sensor: SensorRef, _ state: SensorState, reason: String?, ts: Timestamp) -> [Effect] {
-        guard sensorStates[sensor] != state else { return [] }
-        if state == .lost { sensorLosses[sensor, default: 0] += 1 }
-        if let reason { sensorLastReason[sensor] = reason }
-        sensorStates[sensor] = state
-        var extra: [(String, String)] = []
-        if let last = sensorLastReason[sensor] { extra.append(("last_reason", last)) }
-        let payload = Payloads.deviceState(state.rawValue, ts: ts, extra: extra, reconnects: sensorLosses[sensor] ?? 0)
+        guard sensors[sensor]?.state != state else { return [] }
+        var status = sensors[sensor] ?? SensorStatus(state: state)
+        status.state = state
+        if state == .lost { status.losses += 1 }
+        if let reason { status.lastReason = reason }
+        sensors[sensor] = status
+        let extra: [(String, String)] = status.lastReason.map { [("last_reason", $0)] } ?? []
+        let payload = Payloads.deviceState(state.rawValue, ts: ts, extra: extra, reconnects: status.losses)
         return [.publish(Publication(topic: .sensor(sensor, .state), payload: payload, retain: true))]
     }
 
