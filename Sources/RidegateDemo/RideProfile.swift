@@ -27,11 +27,9 @@ struct RideProfile: Sendable {
         }
     }
 
-    /// Each second's motion, all a capture has (24 bytes a second), and what a recording adds beside it (nil
-    /// for a capture): the bundled ride's 1 825 seconds keep 44 KB for the whole demo, where a whole `Sample`
-    /// each kept 234 KB.
-    private let motion: [Motion]
-    private let recordings: [Recording]?
+    /// A capture keeps each second's motion, all it has (24 bytes a second: the bundled ride's 1 825 seconds in
+    /// 44 KB for the whole demo, where a whole `Sample` each took 234 KB); a recording keeps its samples whole.
+    private let seconds: Seconds
     /// For a recording: how long a sample holds (its records may be seconds apart); past it, a gap in which the
     /// sensors send nothing. nil for a capture: the last sample holds.
     let holdsFor: Double?
@@ -42,23 +40,14 @@ struct RideProfile: Sendable {
         var grade: Double
     }
 
-    private struct Recording {
-        var latitude: Double?
-        var longitude: Double?
-        var altitude: Double?
-        var heartRate: Int?
-        var power: Int?
-        var cadence: Int?
-        var speedRecorded: Bool
-        var recorded: Bool
+    private enum Seconds {
+        case motion([Motion])
+        case recorded([Sample])
     }
 
     init(samples: [Sample], holdsFor: Double? = nil) {
-        motion = samples.map { Motion(offset: $0.offset, speed: $0.speed, grade: $0.grade) }
-        recordings = samples.contains(where: \.recorded) ? samples.map {
-            Recording(latitude: $0.latitude, longitude: $0.longitude, altitude: $0.altitude, heartRate: $0.heartRate, power: $0.power,
-                      cadence: $0.cadence, speedRecorded: $0.speedRecorded, recorded: $0.recorded)
-        } : nil
+        seconds = samples.contains(where: \.recorded)
+            ? .recorded(samples) : .motion(samples.map { Motion(offset: $0.offset, speed: $0.speed, grade: $0.grade) })
         self.holdsFor = holdsFor
     }
 
@@ -68,23 +57,29 @@ struct RideProfile: Sendable {
     struct Samples: RandomAccessCollection {
         fileprivate let profile: RideProfile
         var startIndex: Int { 0 }
-        var endIndex: Int { profile.motion.count }
+        var endIndex: Int { profile.count }
         subscript(index: Int) -> Sample { profile.sample(index) }
     }
 
+    private var count: Int {
+        switch seconds {
+        case .motion(let motion): motion.count
+        case .recorded(let samples): samples.count
+        }
+    }
+
+    private func offset(_ index: Int) -> Double {
+        switch seconds {
+        case .motion(let motion): motion[index].offset
+        case .recorded(let samples): samples[index].offset
+        }
+    }
+
     private func sample(_ index: Int) -> Sample {
-        let m = motion[index]
-        var sample = Sample(offset: m.offset, speed: m.speed, grade: m.grade)
-        guard let r = recordings?[index] else { return sample }
-        sample.latitude = r.latitude
-        sample.longitude = r.longitude
-        sample.altitude = r.altitude
-        sample.heartRate = r.heartRate
-        sample.power = r.power
-        sample.cadence = r.cadence
-        sample.speedRecorded = r.speedRecorded
-        sample.recorded = r.recorded
-        return sample
+        switch seconds {
+        case .motion(let motion): Sample(offset: motion[index].offset, speed: motion[index].speed, grade: motion[index].grade)
+        case .recorded(let samples): samples[index]
+        }
     }
 
     /// Builds the profile from a capture fed in pieces, keeping only the samples and the last few fixes
@@ -126,17 +121,17 @@ struct RideProfile: Sendable {
         }
     }
 
-    var duration: Double { motion.last?.offset ?? 0 }
+    var duration: Double { count > 0 ? offset(count - 1) : 0 }
 
     func sample(at offset: Double) -> Sample? {
-        guard !motion.isEmpty else { return nil }
+        guard count > 0 else { return nil }
         // Samples are one second apart; a binary search keeps this exact for any spacing.
-        var low = 0, high = motion.count - 1
+        var low = 0, high = count - 1
         while low < high {
             let mid = (low + high + 1) / 2
-            if motion[mid].offset <= offset { low = mid } else { high = mid - 1 }
+            if self.offset(mid) <= offset { low = mid } else { high = mid - 1 }
         }
-        if let holdsFor, offset - motion[low].offset > holdsFor || offset < motion[low].offset { return nil }
+        if let holdsFor, offset - self.offset(low) > holdsFor || offset < self.offset(low) { return nil }
         return sample(low)
     }
 }
