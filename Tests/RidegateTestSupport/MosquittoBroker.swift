@@ -90,22 +90,41 @@ public enum Executables {
 }
 
 public enum FreePort {
-    /// Binds port 0 on loopback and returns what the kernel picked.
+    /// A loopback port free now, picked at random below the kernel's ephemeral range (ip_local_port_range). Tests
+    /// often name a port before anything listens on it (in a config, or to restart a server on the same port),
+    /// and a port in the ephemeral range can meanwhile become the source port of any outgoing connection on the
+    /// machine ("Address already in use" at the restart, under the suite's load); below it only another bind
+    /// competes. The kernel's own pick if none is found.
     public static func loopback() throws -> Int {
+        let low = ephemeralRangeStart()
+        for _ in 0..<100 {
+            let candidate = Int.random(in: 10_000..<max(10_001, low))
+            if (try? bind(port: candidate)) != nil { return candidate }
+        }
+        return try bind(port: 0)
+    }
+
+    /// Binds `port` (0: any) on loopback, closes it again, and returns the port bound.
+    private static func bind(port: Int) throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        addr.sin_port = 0
+        addr.sin_port = UInt16(port).bigEndian
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0
+                Glibc.bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0
             }
         }
-        guard bound else { throw MosquittoBroker.BrokerError(message: "cannot find a free port") }
+        guard bound else { throw MosquittoBroker.BrokerError(message: "cannot bind loopback port \(port)") }
         return Int(UInt16(bigEndian: addr.sin_port))
+    }
+
+    private static func ephemeralRangeStart() -> Int {
+        let text = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
+        return text.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } ?? 32_768
     }
 
     public static func canConnect(port: Int) -> Bool {
