@@ -110,8 +110,19 @@ import Testing
             #expect(try await iterator.next() == [1])
         }
         #expect(try await closed(reader, within: 5))
-        // The reading end is gone: the peer's next packet has nowhere to go.
+        // The reading end is gone: the peer's next packet has nowhere to go (once a child process another test
+        // was starting just then, which holds a copy of every descriptor until its exec, has let go of it too).
+        #expect(try await sendFails(writer, within: 5))
+    }
+
+    /// Whether a packet sent to `writer`'s peer is refused (the peer is gone) within `seconds`.
+    func sendFails(_ writer: Int32, within seconds: Double) async throws -> Bool {
+        let deadline = SystemClock.monotonicSeconds() + TestTime.seconds(seconds)
         var byte: UInt8 = 2
-        #expect(Glibc.send(writer, &byte, 1, Int32(MSG_NOSIGNAL)) == -1)
+        while Glibc.send(writer, &byte, 1, Int32(MSG_NOSIGNAL)) != -1 {
+            guard SystemClock.monotonicSeconds() < deadline else { return false }
+            try await TestTime.pause(0.01)
+        }
+        return true
     }
 }
