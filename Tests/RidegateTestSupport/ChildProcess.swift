@@ -164,6 +164,25 @@ public final class ChildProcess: @unchecked Sendable {
         }
     }
 
+    /// The same, suspending instead of blocking: the wait happens on a thread of its own, so the few threads the
+    /// suite's async tests (and the parts they test) run on stay free while a child takes seconds to stop.
+    public func terminate() async {
+        guard exit.current == nil else { return }
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                self.terminate()
+                done.resume()
+            }
+        }
+    }
+
+    /// SIGTERM now, and the wait (SIGKILL if it lingers) on a thread of its own: for a deinit, which may run
+    /// on any thread and cannot suspend.
+    public func terminateInBackground() {
+        guard exit.current == nil else { return }
+        Thread { self.terminate() }.start()
+    }
+
     /// The exit code when the child exited normally.
     public static func exitCode(_ status: Int32) -> Int32? { (status & 0x7F) == 0 ? (status >> 8) & 0xFF : nil }
 }

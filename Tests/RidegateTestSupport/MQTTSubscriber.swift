@@ -25,7 +25,7 @@ public final class MQTTSubscriber: @unchecked Sendable {
                                    captureOutput: true, linesPerSecond: messagesPerSecond)
     }
 
-    deinit { stop() }
+    deinit { process.terminateInBackground() }
 
     private static func parse(_ line: String) -> Message {
         let space = line.firstIndex(of: " ") ?? line.endIndex
@@ -53,13 +53,13 @@ public final class MQTTSubscriber: @unchecked Sendable {
         await process.waitForOutput(timeout: timeout) { condition($0.map(Self.parse)) }.map(Self.parse)
     }
 
-    public func stop() {
-        process.terminate()
+    public func stop() async {
+        await process.terminate()
     }
 
     /// Stops it and returns every message it printed, those still in its pipe included (a slow subscriber's).
     public func stopAndCollect() async -> [Message] {
-        process.terminate()
+        await process.terminate()
         return await process.waitForAllOutput(timeout: TestTime.seconds(20)).map(Self.parse)
     }
 }

@@ -50,10 +50,7 @@ public final class MosquittoBroker: @unchecked Sendable {
 
     // Stopped on a thread of its own: waiting for mosquitto to exit must not hold one of the few threads the
     // rest of the suite's async tests run on.
-    deinit {
-        let process = process
-        Thread { process?.terminate() }.start()
-    }
+    deinit { process?.terminateInBackground() }
 
     /// Waits until the broker accepts connections (it logs the listener before it is usable, so connect).
     private static func waitForListener(_ child: ChildProcess, port: Int) -> Bool {
@@ -66,9 +63,11 @@ public final class MosquittoBroker: @unchecked Sendable {
         return false
     }
 
-    public func stop() {
-        process?.terminate()
+    /// Stops it and waits until it has exited (its port free for a broker started again on it).
+    public func stop() async {
+        let stopping = process
         process = nil
+        await stopping?.terminate()
     }
 
     public var logText: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }

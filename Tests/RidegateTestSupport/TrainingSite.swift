@@ -37,19 +37,20 @@ public final class TrainingSite: @unchecked Sendable {
                                      captureOutput: true)
         let lines = await child.waitForOutput(timeout: TestTime.seconds(20)) { $0.contains { $0.hasPrefix("PORT ") } }
         guard lines.contains(where: { $0.hasPrefix("PORT ") }) else {
-            child.terminate()
+            await child.terminate()
             throw ChildProcessError(message: "the \(service.rawValue) test site did not start: \(lines.suffix(5))")
         }
         process = child
     }
 
     /// Stops it (the network goes away); what it kept stays in `directory`.
-    public func stop() {
-        process?.terminate()
+    public func stop() async {
+        let stopping = process
         process = nil
+        await stopping?.terminate()
     }
 
-    deinit { process?.terminate() }
+    deinit { process?.terminateInBackground() }
 
     /// Faults for the next requests of each kind ("upload", "poll", "token"): "500", "429", "expired", "drop",
     /// "drop_early", "hold:S", "refuse".

@@ -25,7 +25,7 @@ import Testing
         let demo = try Self.demo(hosts: [first.port, second.port], deviceID: "f")
         let before = await onFirst.wait(timeout: TestTime.seconds(20)) { StoreAndForwardTests.seqs($0, "ridegate/f/gps").count >= 5 }
         try #require(StoreAndForwardTests.seqs(before, "ridegate/f/gps").count >= 5, "\(demo.lines.suffix(5))")
-        first.stop()
+        await first.stop()
         let lastOnFirst = StoreAndForwardTests.seqs(onFirst.messages, "ridegate/f/gps").max() ?? 0
         let after = await onSecond.wait(timeout: TestTime.seconds(30)) {
             (StoreAndForwardTests.seqs($0, "ridegate/f/gps").max() ?? 0) > lastOnFirst + 20

@@ -43,12 +43,12 @@ import Testing
     }
 
     /// `Tests/Interposers/epoll_fails_when.c` built as a preloadable library: epoll_wait fails once a file exists.
-    func epollFailure(in dir: String) throws -> String {
+    func epollFailure(in dir: String) async throws -> String {
         let library = dir + "/epoll_fails_when.so"
         let compiler = try ChildProcess(try Executables.find("cc", hint: "apt-get install gcc").path,
                                         ["-shared", "-fPIC", "-o", library, RepositoryTextTests.root + "/Tests/Interposers/epoll_fails_when.c", "-ldl"],
                                         captureOutput: true)
-        #expect(compiler.waitForExitBlocking(timeout: TestTime.seconds(60)).flatMap(ChildProcess.exitCode) == 0)
+        #expect(await compiler.waitForExit(timeout: TestTime.seconds(60)).flatMap(ChildProcess.exitCode) == 0)
         return library
     }
 
@@ -56,7 +56,7 @@ import Testing
     func epollFailsMidRun() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rg-epoll-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        let library = try epollFailure(in: dir)
+        let library = try await epollFailure(in: dir)
         let broker = try await MosquittoBroker.start()
         try TestConfigs.quiet(deviceID: "t", dir: dir, brokerPort: broker.port, to: dir + "/c.toml")
         let sub = try MQTTSubscriber(port: broker.port, topic: "ridegate/t/status")
@@ -68,7 +68,7 @@ import Testing
         defer { daemon.signal(SIGKILL) }
         let online = await sub.wait(timeout: TestTime.seconds(20)) { $0.contains { $0.payload == "online" } }
         try #require(online.contains { $0.payload == "online" }, "\(daemon.lines.suffix(5))")
-        FileManager.default.createFile(atPath: dir + "/fail", contents: Data())
+        #expect(FileManager.default.createFile(atPath: dir + "/fail", contents: Data()))
         daemon.signal(SIGHUP) // ignored by the daemon, but it wakes the loop, whose next wait fails
         let status = await daemon.waitForExit(timeout: TestTime.seconds(20)).flatMap(ChildProcess.exitCode)
         let said = await daemon.waitForAllOutput(timeout: 5)

@@ -25,7 +25,7 @@ import Testing
         let broker = try await MosquittoBroker.start(extraConfig: "allow_anonymous false\npassword_file \(dir)/passwd\nacl_file \(acl)\n")
         let reader = try MQTTSubscriber(port: broker.port, topic: "ridegate/#", extraArguments: ["-u", "fleet-reader", "-P", "fleet-reader pass"])
         // bike-1 was upgraded from a release with per-entity discovery: the ACL refuses clearing those topics.
-        try HomeAssistantTests.earlierInstall(state: "\(dir)/bike-1-state")
+        try await HomeAssistantTests.earlierInstall(state: "\(dir)/bike-1-state")
         var honest = try bike("bike-1", user: "bike-1", dir: dir, port: broker.port)
         let thief = try bike("bike-2", user: "bike-1", dir: dir, port: broker.port) // bike-1's credentials, bike-2's topics
         let seen = await reader.wait(timeout: TestTime.seconds(20)) { $0.filter { $0.topic == "ridegate/bike-1/gps" }.count >= 5 }

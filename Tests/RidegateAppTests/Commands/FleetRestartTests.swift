@@ -40,7 +40,7 @@ import Testing
             Self.bikes.allSatisfy { StoreAndForwardTests.seqs(m, "ridegate/\($0)/gps").count >= 5 }
         }
         try #require(Self.bikes.allSatisfy { StoreAndForwardTests.seqs(before, "ridegate/\($0)/gps").count >= 5 })
-        broker.stop()
+        await broker.stop()
         let delivered = await reader.stopAndCollect()
         try await TestTime.pause(12) // the outage: each bike spools some 400 readings, 4 000 for the fleet
         broker = try await MosquittoBroker.start(extraConfig: brokerConfig, port: port, persistence: true, directory: broker.directory)

@@ -109,10 +109,10 @@ import Testing
 
     /// A state directory as a 0.x release left it: a spool (version 1 layout) whose seq store names a power meter,
     /// and the strap `auto` chose.
-    static func earlierInstall(state: String) throws {
+    static func earlierInstall(state: String) async throws {
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
         try "AA:BB:CC:DD:EE:FF public\n".write(toFile: state + "/strap", atomically: true, encoding: .utf8)
-        _ = try PythonSQLite.run("""
+        _ = try await PythonSQLite.run("""
             db = sqlite3.connect(sys.argv[1])
             db.executescript("CREATE TABLE spool (id INTEGER PRIMARY KEY AUTOINCREMENT, topic TEXT NOT NULL, payload TEXT NOT NULL, qos INTEGER NOT NULL);"
                              "CREATE TABLE sequence (topic TEXT PRIMARY KEY, value INTEGER NOT NULL);"
@@ -137,7 +137,7 @@ import Testing
             #expect(await pub.waitForExit(timeout: 5).flatMap(ChildProcess.exitCode) == 0)
         }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rg-ha-\(UUID().uuidString)").path
-        try Self.earlierInstall(state: dir + "/state")
+        try await Self.earlierInstall(state: dir + "/state")
         let config = dir + "/ridegate.toml"
         try TestConfigs.quiet(deviceID: "solo", dir: dir, brokerPort: broker.port, to: config)
 

@@ -26,7 +26,6 @@ import Testing
     /// first), then stops it; returns whether it said so, and the log.
     func run(_ arguments: [String], prefix: String, port: Int, expected: String) async throws -> (said: Bool, log: [String]) {
         let sub = try MQTTSubscriber(port: port, topic: "\(prefix)/lg/health")
-        defer { sub.stop() }
         let daemon = try ChildProcess(RidegateAppTestsPaths.executable, arguments, captureOutput: true)
         let health = await sub.wait(timeout: TestTime.seconds(15)) { $0.contains { $0.json["config"] as? String == expected } }
         daemon.signal(SIGTERM)

@@ -36,7 +36,7 @@ import Testing
                                                                     extraArguments: ["-u", "bike", "-P", "bike pass"]).first).json
         #expect((health["mqtt_refused"] as? Int ?? 0) >= 1, "\(health)")
         // Nothing refused waits in the spool to be refused again at the next start.
-        let spooled = try PythonSQLite.run("print(sqlite3.connect(sys.argv[1]).execute(\"SELECT count(*) FROM spool WHERE topic = 'heart_rate'\").fetchone()[0])",
+        let spooled = try await PythonSQLite.run("print(sqlite3.connect(sys.argv[1]).execute(\"SELECT count(*) FROM spool WHERE topic = 'heart_rate'\").fetchone()[0])",
                                            ["\(dir)/state/spool.sqlite"])
         #expect(spooled.trimmingCharacters(in: .whitespacesAndNewlines) == "0", "heart_rate readings still spooled: \(spooled)")
     }

@@ -40,8 +40,8 @@ import Testing
     }
 
     /// Overwrites the middle leaf page of the points table (found with SQLite's dbstat, read-only).
-    func damagePoints(_ file: String) throws {
-        let found = try PythonSQLite.run("""
+    func damagePoints(_ file: String) async throws {
+        let found = try await PythonSQLite.run("""
             c = sqlite3.connect(sys.argv[1])
             size = c.execute("PRAGMA page_size").fetchone()[0]
             pages = [p for (p,) in c.execute("SELECT pageno FROM dbstat WHERE name = 'points' AND pagetype = 'leaf' ORDER BY pageno")]
@@ -61,7 +61,7 @@ import Testing
         _ = try await ride(state, seconds: 8, broker: broker)
         let before = try await rides(state)
         let points = try #require(before.first?["points"] as? Int)
-        try damagePoints(state + "/rides.sqlite")
+        try await damagePoints(state + "/rides.sqlite")
 
         let (listed, said) = try await run(["rides", "list", "--state-directory", state])
         #expect(listed == 65 && said.contains { $0.contains("the ride log is damaged") && $0.contains("systemctl restart ridegate") }, "\(said)")
@@ -139,7 +139,6 @@ import Testing
         #expect(mount("tmpfs", state, "tmpfs", UInt(MS_RDONLY), "size=1m") == 0, "mount: \(String(cString: strerror(errno)))")
         defer { umount2(state, Int32(MNT_DETACH)) }
         let subscriber = try MQTTSubscriber(port: broker.port, topic: "ridegate/readonly/health")
-        defer { subscriber.stop() }
         let demo = try ChildProcess(RidegateAppTestsPaths.executable,
                                     ["demo", "--start", "recorded", "--broker", "127.0.0.1:\(broker.port)", "--speed", "60", "--state-directory", state,
                                      "--device-id", "readonly"], captureOutput: true)

@@ -117,7 +117,7 @@ import Testing
                     "\(c.name): doctor said \(said)")
             demo.signal(SIGTERM)
             #expect(await demo.waitForExit(timeout: TestTime.seconds(5)).flatMap(ChildProcess.exitCode) == 0)
-            sub.stop()
+            await sub.stop()
         }
     }
 }

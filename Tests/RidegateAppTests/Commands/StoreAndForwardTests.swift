@@ -28,8 +28,8 @@ import Testing
 
         var demo = try ChildProcess(RidegateAppTestsPaths.executable, demoArguments, captureOutput: true)
         await sub.wait(timeout: 15) { Self.seqs($0, "ridegate/sf/gps").count >= 5 }
-        broker.stop()
-        sub.stop()
+        await broker.stop()
+        await sub.stop()
         let before = sub.messages // everything this subscriber process received before it went away
         #expect(Self.seqs(before, "ridegate/sf/gps").count >= 5)
         try await TestTime.pause(1.5) // the outage: readings go to the spool
@@ -105,8 +105,8 @@ import Testing
         let live = await sub.wait(timeout: 30) { Self.seqs($0, "ridegate/out/ride").count >= 3 }
         let lastLive = Self.seqs(live, "ridegate/out/ride").max() ?? 0
         // The broker goes away, then the gateway stops: its final summary has nowhere to go.
-        broker.stop()
-        sub.stop()
+        await broker.stop()
+        await sub.stop()
         try await TestTime.pause(1)
         demo.signal(SIGTERM)
         #expect(await demo.waitForExit(timeout: TestTime.seconds(15)).flatMap(ChildProcess.exitCode) == 0)

@@ -73,7 +73,7 @@ import Testing
                                                          "--code", "http://localhost/exchange_token?state=&code=GOOD1&scope=read,activity:write"])
         #expect(authorized == 0 && said.contains { $0.hasPrefix("Strava authorized (athlete 1)") }, "\(said)")
         let firstToken = try String(contentsOfFile: rig.dir + "/strava.token", encoding: .utf8)
-        rig.strava.stop()
+        await rig.strava.stop()
 
         // The first ride ends with no network: its uploads wait. The sites come up; intervals.icu keeps the file
         // and holds its answer, and the gateway dies then.

@@ -21,7 +21,7 @@ struct RideStartTests {
     func waitsForEverySensor() async throws {
         let (start, log, loop) = try rideStart(patience: 60, expecting: ["strap", "power"])
         let returned = Locked<Double?>(nil)
-        let receiver = Task {
+        let receiver = Task(executorPreference: loop) {
             let origin = await start.origin()
             returned.withLock { $0 = origin }
             return origin
@@ -56,8 +56,8 @@ struct RideStartTests {
         let events = EventLog([])
         let receiver = GPSSource(
             devicePath: pty.devicePath, baud: .fixed(9600), clock: SystemClock(), logger: log.logger(), loop: loop, stopWhenDeviceCloses: true)
-        let reading = Task { await receiver.run(emit: events.append) }
-        let playing = Task { await replayer.play(into: pty) }
+        let reading = Task(executorPreference: loop) { await receiver.run(emit: events.append) }
+        let playing = Task(executorPreference: loop) { await replayer.play(into: pty) }
         await loop.sleep(seconds: 0.5)
         #expect(events.current.fixes.isEmpty, "the receiver sent fixes with the power meter still connecting")
         start.connected("power")

@@ -69,7 +69,7 @@ final class SimulatedSensorLink: SensorLink, @unchecked Sendable {
         }
         let peripheral = SimulatedSensorPeripheral(descriptor: pair.peripheral, behaviour: .init(name: sensor.name ?? "?", services: device.services),
                                                    loop: loop)
-        let serving = Task { await peripheral.run() }
+        let serving = Task(executorPreference: loop) { await peripheral.run() }
         tasks.update { $0.append(serving) }
         peripherals.update { $0.append(peripheral) }
         connections.update { $0.append(sensor.address.description) }
@@ -98,7 +98,7 @@ final class SimulatedSensorLink: SensorLink, @unchecked Sendable {
         let log = EventLog([])
         let source = BluetoothSensorSource(selector: .auto, link: link, clock: SystemClock(), logger: CapturingLogHandler().logger(),
                                            retry: .standard(on: link.loop))
-        let task = Task { await source.run(emit: log.append) }
+        let task = Task(executorPreference: link.loop) { await source.run(emit: log.append) }
 
         #expect(states(await log.wait(timeout: 10) { self.states($0).contains(.connected) }).contains(.connected))
         let first = await link.peripherals.wait(timeout: 10) { $0.first?.heartRateSubscribed == true }
@@ -134,7 +134,7 @@ final class SimulatedSensorLink: SensorLink, @unchecked Sendable {
             pauses.update { $0.append(seconds) } // recorded, not slept: the strap's coming back is what the test waits for
         }
         let source = BluetoothSensorSource(selector: .auto, link: link, clock: SystemClock(), logger: CapturingLogHandler().logger(), retry: retry)
-        let task = Task { await source.run(emit: log.append) }
+        let task = Task(executorPreference: link.loop) { await source.run(emit: log.append) }
         func connected(_ n: Int) async -> Bool {
             let events = await log.wait(timeout: 10) { self.states($0).filter { $0 == .connected }.count >= n }
             return states(events).filter { $0 == .connected }.count >= n
@@ -177,7 +177,7 @@ final class SimulatedSensorLink: SensorLink, @unchecked Sendable {
             BluetoothSensorSource(kind: .speedCadence, selector: .auto, link: link, claims: claims, clock: SystemClock(), logger: logger,
                                   retry: .standard(on: link.loop)),
         ]
-        let tasks = sources.map { source in Task { await source.run(emit: log.append) } }
+        let tasks = sources.map { source in Task(executorPreference: link.loop) { await source.run(emit: log.append) } }
         let connected = await log.wait(timeout: 10) { self.states($0).filter { $0 == .connected }.count >= 3 }
         try await TestTime.pause(0.5) // the speed/cadence source keeps looking: nothing else advertises CSC
         let refs = connected.compactMap { if case .sensorState(let ref, .connected, _, _) = $0 { ref } else { nil } }

@@ -19,10 +19,10 @@ import Testing
         let peripheral = SimulatedSensorPeripheral(descriptor: link.peripheral, behaviour: .init(
             name: "Sensor", services: services, manufacturer: manufacturer, model: model), loop: loop)
         let log = EventLog([])
-        let serving = Task { await peripheral.run() }
+        let serving = Task(executorPreference: loop) { await peripheral.run() }
         let connection = SensorConnection(
             sensor: SensorRef(kind: kind, id: "c1"), bearer: link.client, clock: SystemClock(), logger: CapturingLogHandler().logger())
-        let running = Task { await connection.run(emit: log.append) }
+        let running = Task(executorPreference: loop) { await connection.run(emit: log.append) }
         _ = await log.wait(timeout: 10) { $0.contains { if case .sensorDetails = $0 { true } else { false } } }
         return (peripheral, log, running, serving)
     }
@@ -94,7 +94,7 @@ import Testing
         let loop = try EventLoop.started()
         let link = try ATTBearer.pair(label: "none", loop: loop)
         let peripheral = SimulatedSensorPeripheral(descriptor: link.peripheral, behaviour: .init(services: []), loop: loop)
-        let serving = Task { await peripheral.run() }
+        let serving = Task(executorPreference: loop) { await peripheral.run() }
         let connection = SensorConnection(sensor: .strap("x"), bearer: link.client, clock: SystemClock(), logger: CapturingLogHandler().logger())
         let reason = await connection.run(emit: { _ in })
         #expect(reason.description.contains("none of the services ridegate reads: heart rate (0x180D), speed/cadence (0x1816), power (0x1818)"))

@@ -32,7 +32,7 @@ extension Observed where Value == [SourceEvent] {
         let said = CapturingLogHandler()
         let source = GPSSource(devicePath: pty.devicePath, baud: .fixed(9600), clock: SystemClock(),
                                logger: said.logger(), loop: loop, stopWhenDeviceCloses: true)
-        let task = Task { await source.run(emit: log.append) }
+        let task = Task(executorPreference: loop) { await source.run(emit: log.append) }
         // Noise, a bad checksum and a collision on the way must not disturb anything.
         try pty.controller.writeAll(Array(("\u{1}\u{2}garbage\r\n$GPGGA,bad*00\r\n" + epoch(0) + epoch(1) + epoch(2)).utf8))
         #expect(await log.wait(timeout: 10) { $0.fixes.count >= 2 }.fixes.count >= 2)
@@ -60,7 +60,7 @@ extension Observed where Value == [SourceEvent] {
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: pty.devicePath)
         let log = EventLog([])
         let source = GPSSource(devicePath: link, baud: .fixed(9600), clock: SystemClock(), logger: CapturingLogHandler().logger(), loop: loop)
-        let task = Task { await source.run(emit: log.append) }
+        let task = Task(executorPreference: loop) { await source.run(emit: log.append) }
         try pty.controller.writeAll(Array((epoch(0) + epoch(1) + epoch(2)).utf8))
         #expect(await log.wait(timeout: 10) { $0.fixes.count >= 2 }.fixes.count >= 2)
 
@@ -93,7 +93,7 @@ extension Observed where Value == [SourceEvent] {
         let log = EventLog([])
         let source = GPSSource(devicePath: pty.devicePath, baud: .fixed(9600), clock: SystemClock(),
                                logger: CapturingLogHandler().logger(), loop: loop, stopWhenDeviceCloses: true, dataTimeout: 0.3)
-        let task = Task { await source.run(emit: log.append) }
+        let task = Task(executorPreference: loop) { await source.run(emit: log.append) }
         try pty.controller.writeAll(Array("\u{0}\u{1}noise at the wrong baud rate\r\n".utf8))
         #expect(await log.wait(timeout: 10) { $0.states.contains(.noData) }.states.contains(.noData))
         try pty.controller.writeAll(Array((epoch(0) + epoch(1) + epoch(2)).utf8))

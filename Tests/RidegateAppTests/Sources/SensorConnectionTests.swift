@@ -19,10 +19,10 @@ import Testing
         let link = try ATTBearer.pair(label: "test", loop: loop)
         let peripheral = SimulatedSensorPeripheral(descriptor: link.peripheral, loop: loop)
         let log = EventLog([])
-        let peripheralTask = Task { await peripheral.run() }
+        let peripheralTask = Task(executorPreference: loop) { await peripheral.run() }
         let captured = CapturingLogHandler()
         let connection = SensorConnection(sensor: .strap("s1"), bearer: link.client, clock: SystemClock(), logger: captured.logger())
-        let session = Task { await connection.run(emit: log.append) }
+        let session = Task(executorPreference: loop) { await connection.run(emit: log.append) }
         let connected = await log.wait(timeout: 10) { $0.contains { if case .sensorDetails = $0 { true } else { false } } }
         #expect(peripheral.heartRateSubscribed)
         let details = connected.compactMap { if case .sensorDetails(_, let d, _) = $0 { d } else { nil } }.first
@@ -50,7 +50,7 @@ import Testing
         let loop = try EventLoop.started()
         let link = try ATTBearer.pair(label: "test", loop: loop)
         let peripheral = SimulatedSensorPeripheral(descriptor: link.peripheral, behaviour: .init(requirePairing: true), loop: loop)
-        let peripheralTask = Task { await peripheral.run() }
+        let peripheralTask = Task(executorPreference: loop) { await peripheral.run() }
         let connection = SensorConnection(sensor: .strap("s1"), bearer: link.client, clock: SystemClock(), logger: CapturingLogHandler().logger())
         let reason = await connection.run(emit: { _ in })
         #expect(reason == .peer(request: 0x12, handle: 7, code: .insufficientAuthentication))
@@ -63,7 +63,7 @@ import Testing
         let loop = try EventLoop.started()
         let link = try ATTBearer.pair(label: "test", loop: loop)
         let peripheral = SimulatedSensorPeripheral(descriptor: link.peripheral, behaviour: .init(silent: true), loop: loop)
-        let peripheralTask = Task { await peripheral.run() }
+        let peripheralTask = Task(executorPreference: loop) { await peripheral.run() }
         let connection = SensorConnection(sensor: .strap("s1"), bearer: link.client, clock: SystemClock(), logger: CapturingLogHandler().logger(),
                                          transactionTimeout: 0.3)
         #expect(await connection.run(emit: { _ in }) == .timeout)
@@ -75,8 +75,8 @@ import Testing
         let loop = try EventLoop.started()
         let link = try ATTBearer.pair(label: "test", loop: loop)
         let client = ATTClient(bearer: link.client, transactionTimeout: 30)
-        let reader = Task { await client.run() }
-        let request = Task { try await client.exchangeMTU() }
+        let reader = Task(executorPreference: loop) { await client.run() }
+        let request = Task(executorPreference: loop) { try await client.exchangeMTU() }
         // Read the request on the raw peer end, then hang up without answering.
         let peer = PacketPeer(link.peripheral, loop: loop)
         #expect(await peer.receive() == ATTPDU.exchangeMTURequest(mtu: 247).encoded)
@@ -90,10 +90,10 @@ import Testing
         let loop = try EventLoop.started()
         let link = try ATTBearer.pair(label: "test", loop: loop)
         let client = ATTClient(bearer: link.client, transactionTimeout: 5)
-        let reader = Task { await client.run() }
+        let reader = Task(executorPreference: loop) { await client.run() }
         let peer = PacketPeer(link.peripheral, loop: loop)
 
-        let request = Task { try await client.read(9) }
+        let request = Task(executorPreference: loop) { try await client.read(9) }
         #expect(await peer.receive() == [0x0A, 0x09, 0x00])
         peer.send([0xFF, 0x01])          // an opcode nobody asked about: ignored
         peer.send([0x01, 0x0A])          // a truncated error response: fails the read

@@ -31,11 +31,11 @@ import Testing
         let loop = try EventLoop.started()
         let link = try ATTBearer.pair(label: "footpod", loop: loop)
         let peripheral = SimulatedSensorPeripheral(descriptor: link.peripheral, behaviour: .init(name: "Stryd", services: [Self.footpod]), loop: loop)
-        let serving = Task { await peripheral.run() }
+        let serving = Task(executorPreference: loop) { await peripheral.run() }
         let sensor = SensorRef(kind: Self.footpod, id: "fp1")
         let log = EventLog([])
         let connection = SensorConnection(sensor: sensor, bearer: link.client, clock: SystemClock(), logger: CapturingLogHandler().logger())
-        let running = Task { await connection.run(emit: log.append) }
+        let running = Task(executorPreference: loop) { await connection.run(emit: log.append) }
         _ = await log.wait(timeout: 10) { $0.contains { if case .sensorDetails = $0 { true } else { false } } }
         #expect(peripheral.subscribed(.short(0x2A53)))
         peripheral.notify(.short(0x2A53), [0x00, 0x80, 0x02, 160]) // 2.5 m/s, 160 steps a minute

@@ -23,7 +23,7 @@ import Testing
         let capture = CapturingLogHandler()
         let log = EventLog([])
         let source = StateStorageSource(directory: path, clock: SystemClock(), logger: capture.logger(), loop: loop, interval: 0.05)
-        let task = Task { await source.run(emit: log.append) }
+        let task = Task(executorPreference: loop) { await source.run(emit: log.append) }
 
         #expect(storage(await log.wait(timeout: 10) { !self.storage($0).isEmpty }).first == .writable)
         #expect(mount("tmpfs", path, "tmpfs", UInt(MS_REMOUNT | MS_RDONLY), "size=64k") == 0)
@@ -44,7 +44,7 @@ import Testing
         let capture = CapturingLogHandler()
         let source = StateStorageSource(directory: "/nonexistent/ridegate-state", clock: SystemClock(), logger: capture.logger(), loop: loop, interval: 0.01)
         let log = EventLog([])
-        let task = Task { await source.run(emit: log.append) }
+        let task = Task(executorPreference: loop) { await source.run(emit: log.append) }
         try await Task.sleep(nanoseconds: 200_000_000)
         task.cancel()
         await task.value

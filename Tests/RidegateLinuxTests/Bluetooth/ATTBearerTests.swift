@@ -12,7 +12,7 @@ import Testing
         let loop = try EventLoop.started()
         let link = try ATTBearer.pair(label: "old", loop: loop)
         let oldNumber = link.client.descriptor.use { $0.rawValue }
-        let reader = Task { for try await _ in link.client.incoming {} }
+        let reader = Task(executorPreference: loop) { for try await _ in link.client.incoming {} }
         link.peripheral.close() // the peer goes away: the read source sees the end and closes the client's descriptor
         _ = await reader.result
         #expect(!link.client.descriptor.isOpen)

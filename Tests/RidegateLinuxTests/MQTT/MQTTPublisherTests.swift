@@ -55,8 +55,8 @@ import Testing
         let c = try client(port: port)
         try c.start()
         await sub.wait(timeout: 10) { $0.contains { $0.payload == "online" } }
-        sub.stop()
-        broker.stop()
+        await sub.stop()
+        await broker.stop()
         for i in 1...20 { c.publish(Publication(topic: "n", payload: String(i))) }
         broker = try await MosquittoBroker.start(port: port, persistence: true, directory: broker.directory)
         sub = try MQTTSubscriber(port: port, topic: "rg/t/#", extraArguments: subscriberArguments)
@@ -145,14 +145,14 @@ import Testing
         // acknowledgement sweep (`MosquittoConnection.acknowledgementDelay`, 2 s) or the keepalive.
         c.publish(Publication(topic: "n", payload: #"{"i":21}"#, sequence: 21))
         try await Task.sleep(nanoseconds: 50_000_000)
-        broker.stop()
+        await broker.stop()
         var lost = false
         for _ in 0..<10 where !lost {
             try await Task.sleep(nanoseconds: 100_000_000)
             lost = !c.isConnected
         }
         #expect(lost, "the broker's going seen within a second")
-        sub.stop()
+        await sub.stop()
         await c.shutdown()
     }
 

@@ -20,15 +20,15 @@ import Testing
         return target
     }
 
-    func userVersion(_ path: String) throws -> Int {
-        let printed = try PythonSQLite.run("print(sqlite3.connect(sys.argv[1]).execute('pragma user_version').fetchone()[0])", [path])
+    func userVersion(_ path: String) async throws -> Int {
+        let printed = try await PythonSQLite.run("print(sqlite3.connect(sys.argv[1]).execute('pragma user_version').fetchone()[0])", [path])
         return Int(printed.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
     }
 
     @Test("The previous release's ride log (schema 1): every point kept, the ride named from its first point, totals worked out; schema 2 after")
-    func rideLogFromSchemaOne() throws {
+    func rideLogFromSchemaOne() async throws {
         let file = try copy("rides.sqlite")
-        #expect(try userVersion(file) == 1)
+        #expect(try await userVersion(file) == 1)
         let store = try SQLiteRideStore(path: file)
         let rides = try store.rides()
         #expect(rides.count == 1)
@@ -37,7 +37,7 @@ import Testing
         #expect(ride.name == "Morning ride 2026-06-21 near 40.01° N 105.27° W", "\(ride.name)") // Boulder, 16:00 UTC
         #expect(try store.points(ride: ride.id).count == 265)
         #expect((ride.statistics?.averageHeartRate ?? 0) > 60 && ride.statistics?.timerSeconds ?? 0 > 0)
-        #expect(try userVersion(file) == SQLiteRideStore.schemaVersion)
+        #expect(try await userVersion(file) == SQLiteRideStore.schemaVersion)
         // The migrated ride carries on: a point 10 minutes later, moving, joins it.
         let last = try #require(try store.points(ride: ride.id).last)
         var next = last
@@ -48,9 +48,9 @@ import Testing
     }
 
     @Test("The previous release's spool (no schema version): all 835 readings, their ids and sequence numbers kept; new ids follow the old highest; the current schema after")
-    func spoolFromVersionZero() throws {
+    func spoolFromVersionZero() async throws {
         let file = try copy("spool.sqlite")
-        #expect(try userVersion(file) == 0)
+        #expect(try await userVersion(file) == 0)
         let spool = try SQLiteSpool(path: file)
         #expect(spool.depth() == 835)
         let pending = try spool.pending(after: 0, limit: 1000)
@@ -61,18 +61,18 @@ import Testing
         try spool.remove(pending.map(\.id))
         #expect(try spool.append(topic: "gps", payload: "{}", qos: 1) == 836)
         spool.close() // the spool holds its file alone while open
-        #expect(try userVersion(file) == SQLiteSpool.schemaVersion)
+        #expect(try await userVersion(file) == SQLiteSpool.schemaVersion)
         let reopened = try SQLiteSpool(path: file)
         #expect(try reopened.append(topic: "gps", payload: "{}", qos: 1) == 837)
         reopened.close()
     }
 
     @Test("A spool of schema 1 (AUTOINCREMENT) with every reading delivered: after the upgrade, the next id still follows the highest it gave")
-    func spoolFromSchemaOneDelivered() throws {
+    func spoolFromSchemaOneDelivered() async throws {
         let file = try newFile("spool.sqlite")
         // Schema 1 as the previous release wrote it: 50 readings, all delivered (deleted), seq 50: only
         // sqlite_sequence still knows the highest id.
-        _ = try PythonSQLite.run("""
+        _ = try await PythonSQLite.run("""
             c = sqlite3.connect(sys.argv[1])
             c.executescript(
                 "CREATE TABLE spool (id INTEGER PRIMARY KEY AUTOINCREMENT, topic TEXT NOT NULL, payload TEXT NOT NULL, qos INTEGER NOT NULL);"
@@ -84,28 +84,28 @@ import Testing
             c.execute("INSERT INTO sequence VALUES ('gps', 50)")
             c.commit()
             """, [file])
-        #expect(try userVersion(file) == 1)
+        #expect(try await userVersion(file) == 1)
         let spool = try SQLiteSpool(path: file)
         #expect(try spool.pending(after: 0, limit: 10).isEmpty)
         #expect(spool.sequences() == ["gps": 50])
         #expect(try spool.append(topic: "gps", payload: #"{"seq":51}"#, qos: 1, sequence: 51) == 51)
         spool.close()
-        #expect(try userVersion(file) == SQLiteSpool.schemaVersion)
+        #expect(try await userVersion(file) == SQLiteSpool.schemaVersion)
     }
 
     @Test("A new spool is made in its current layout at once, the layout the previous release's spool is upgraded to")
-    func newSpoolLayout() throws {
+    func newSpoolLayout() async throws {
         let upgraded = try copy("spool.sqlite")
         try SQLiteSpool(path: upgraded).close()
         let new = try newFile("spool.sqlite")
         try SQLiteSpool(path: new).close()
-        #expect(try PythonSQLite.layout(new) == PythonSQLite.layout(upgraded))
-        #expect(try userVersion(new) == SQLiteSpool.schemaVersion)
+        #expect(try await PythonSQLite.layout(new) == PythonSQLite.layout(upgraded))
+        #expect(try await userVersion(new) == SQLiteSpool.schemaVersion)
         // Made at once, not by the steps: their AUTOINCREMENT leaves sqlite_sequence behind and their ALTER
         // TABLE RENAME (whose re-reading of the schema took 0.5 MB) quotes the name. The upgraded file has both.
-        let made = try PythonSQLite.tableStatements(new)
+        let made = try await PythonSQLite.tableStatements(new)
         #expect(made["sqlite_sequence"] == nil && made["spool"]?.hasPrefix("CREATE TABLE spool ") == true, "\(made)")
-        let stepped = try PythonSQLite.tableStatements(upgraded)
+        let stepped = try await PythonSQLite.tableStatements(upgraded)
         #expect(stepped["sqlite_sequence"] != nil && stepped["spool"]?.hasPrefix(#"CREATE TABLE "spool""#) == true, "\(stepped)")
         // And it works: a reading in, the same reading out, with the first id.
         let spool = try SQLiteSpool(path: new)
@@ -115,24 +115,24 @@ import Testing
     }
 
     @Test("A new ride log is made in its current layout at once, the layout the previous release's ride log is upgraded to")
-    func newRideLogLayout() throws {
+    func newRideLogLayout() async throws {
         let upgraded = try copy("rides.sqlite")
         _ = try SQLiteRideStore(path: upgraded)
         let new = try newFile("rides.sqlite")
         _ = try SQLiteRideStore(path: new)
-        #expect(try PythonSQLite.layout(new) == PythonSQLite.layout(upgraded))
-        #expect(try userVersion(new) == SQLiteRideStore.schemaVersion)
+        #expect(try await PythonSQLite.layout(new) == PythonSQLite.layout(upgraded))
+        #expect(try await userVersion(new) == SQLiteRideStore.schemaVersion)
         // Made at once, not by the steps: ADD COLUMN appends its columns to the stored statement after a
         // ", " (the upgraded file shows it); the current layout puts them on a line of their own.
         let added = "DEFAULT '', name TEXT"
-        #expect(try PythonSQLite.tableStatements(new)["rides"]?.contains(added) == false)
-        #expect(try PythonSQLite.tableStatements(upgraded)["rides"]?.contains(added) == true)
+        #expect(try await PythonSQLite.tableStatements(new)["rides"]?.contains(added) == false)
+        #expect(try await PythonSQLite.tableStatements(upgraded)["rides"]?.contains(added) == true)
     }
 
     @Test("A file from a newer ridegate is refused with what to do, not misread")
-    func newerSchemaRefused() throws {
+    func newerSchemaRefused() async throws {
         let file = try copy("rides.sqlite")
-        _ = try PythonSQLite.run("c = sqlite3.connect(sys.argv[1]); c.execute('pragma user_version = 99'); c.commit()", [file])
+        _ = try await PythonSQLite.run("c = sqlite3.connect(sys.argv[1]); c.execute('pragma user_version = 99'); c.commit()", [file])
         #expect {
             _ = try SQLiteRideStore(path: file)
         } throws: { error in

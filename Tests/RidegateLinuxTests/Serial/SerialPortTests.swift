@@ -30,7 +30,7 @@ import Testing
         // How the stream ended: "eio", "other: …", or "finished"; nil while it has not (a hang fails below).
         let ending = Observed<String?>(nil)
         let chunks = Observed(0)
-        let reader = Task {
+        let reader = Task(executorPreference: loop) {
             do {
                 for try await _ in ReadableChunks.stream(port.descriptor, label: "test", on: loop) {
                     chunks.update { $0 += 1 }

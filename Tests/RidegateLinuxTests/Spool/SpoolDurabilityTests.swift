@@ -25,8 +25,8 @@ struct SpoolDurabilityTests {
     }
 
     /// Marks the file as last opened in another boot, as a Pi's next boot finds it.
-    static func anotherBoot(_ path: String) throws {
-        _ = try PythonSQLite.run("c = sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE counters SET value = 12345 WHERE name = 'boot'\"); c.commit()", [path])
+    static func anotherBoot(_ path: String) async throws {
+        _ = try await PythonSQLite.run("c = sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE counters SET value = 12345 WHERE name = 'boot'\"); c.commit()", [path])
     }
 
     /// The spool's files as a machine that stopped now would leave them (the connection still open).
@@ -38,7 +38,7 @@ struct SpoolDurabilityTests {
     }
 
     @Test("A start after a power cut continues above the bounds; after a crash in the same boot, or an orderly close, from the last seq")
-    func restartAfterCut() throws {
+    func restartAfterCut() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rg-durable-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = directory + "/spool.sqlite"
@@ -50,12 +50,12 @@ struct SpoolDurabilityTests {
         // A power cut: the file was last opened in another boot and not closed in order. 150 may be what the disk
         // kept, while the broker had readings after it: the start continues above the bound.
         try Self.copy(path, to: directory + "/cut.sqlite")
-        try Self.anotherBoot(directory + "/cut.sqlite")
+        try await Self.anotherBoot(directory + "/cut.sqlite")
         let afterCut = try #require(try SQLiteSpool(path: directory + "/cut.sqlite").sequences()["gps"])
         #expect(afterCut > 150 && afterCut <= 150 + SpoolDurability.lead, "\(afterCut)")
         // An orderly close: the last seq, whatever the boot.
         spool = nil
-        try Self.anotherBoot(path)
+        try await Self.anotherBoot(path)
         #expect(try SQLiteSpool(path: path).sequences() == ["gps": 150])
     }
 

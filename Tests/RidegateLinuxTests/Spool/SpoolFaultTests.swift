@@ -34,8 +34,8 @@ import Testing
     }
 
     /// Changes the file with Python's own SQLite, as damage would (values no ridegate writes).
-    func damage(_ file: String, statements: [String]) throws {
-        _ = try PythonSQLite.run("c = sqlite3.connect(sys.argv[1])\nfor s in sys.argv[2:]: c.execute(s)\nc.commit()", [file] + statements)
+    func damage(_ file: String, statements: [String]) async throws {
+        _ = try await PythonSQLite.run("c = sqlite3.connect(sys.argv[1])\nfor s in sys.argv[2:]: c.execute(s)\nc.commit()", [file] + statements)
     }
 
     @Test("Corrupt pages: the file is kept aside, readable readings salvaged with their ids, the rest counted, seq kept, said loudly")
@@ -80,11 +80,11 @@ import Testing
     }
 
     @Test("A spool whose numbers are damaged (the highest id and the counters at Int64's limits): kept aside and salvaged, no crash, no overflow; new ids follow the readings")
-    func implausibleNumbers() throws {
+    func implausibleNumbers() async throws {
         let dir = directory()
         let file = dir + "/spool.sqlite"
         try writeSpool(file, count: 20)
-        try damage(file, statements: [
+        try await damage(file, statements: [
             "UPDATE sequence SET value = 9223372036854775807 WHERE topic = ''",
             "INSERT OR REPLACE INTO counters VALUES ('low_water', -9223372036854775808)",
             "INSERT OR REPLACE INTO counters VALUES ('dropped', 9223372036854775807)",
@@ -101,10 +101,10 @@ import Testing
     }
 
     @Test("A salvage that meets a reading id beyond anything given out stops there, keeps what came before, and closes the file")
-    func salvageStopsAtADamagedKey() throws {
+    func salvageStopsAtADamagedKey() async throws {
         let file = directory() + "/spool.sqlite"
         try writeSpool(file, count: 5)
-        try damage(file, statements: ["INSERT INTO spool (id, topic, payload, qos) VALUES (4611686018427387909, 'gps', '{}', 1)"])
+        try await damage(file, statements: ["INSERT INTO spool (id, topic, payload, qos) VALUES (4611686018427387909, 'gps', '{}', 1)"])
         func descriptorsOnTheFile() -> Int {
             let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
             return fds.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)) == file }.count
