@@ -67,7 +67,7 @@ public struct GatewayCore: Sendable {
     public internal(set) var zone: ZoneTracker
     private var sequence: [String: Int] = [:]
     private var lastRideSummary: Timestamp?
-    private var ledSignal: LEDSignal = .off
+    private var led = LEDChoice()
     /// Every sensor heard of: its state, how often its link was lost, and why last.
     private var sensors: [SensorRef: SensorStatus] = [:]
     private var contact: HeartRateMeasurement.SensorContact = .notSupported
@@ -95,8 +95,6 @@ public struct GatewayCore: Sendable {
     public internal(set) var recorder: RideRecorder
     /// Where the current lap began (for its announcement).
     private var lapStart: (time: Timestamp?, distance: Double, moving: Double) = (nil, 0, 0)
-    /// The LED acknowledges the lap button until then (monotonic seconds).
-    private var acknowledgeUntil: Double?
     private var startedAt: Double?
     private var lastHealth: Double?
     /// Monotonic seconds between `health` messages.
@@ -178,7 +176,7 @@ public struct GatewayCore: Sendable {
             effects += recorder.release { $0.system }.map { .record($0) }
             effects += recorder.endRide(time: time.utc(for: at)).map { .record($0) }
         }
-        if let signal = newLEDSignal(now: event.receiveTime.monotonicSeconds) { effects.append(.showOnLED(signal)) }
+        if let signal = led.change(for: ledSituation, now: event.receiveTime.monotonicSeconds) { effects.append(.showOnLED(signal)) }
         return withReadingQoS(effects)
     }
 
@@ -404,57 +402,33 @@ extension GatewayCore {
     }
 }
 
-/// What the LED shows: a zone (heart rate or power), or a status that never looks like one.
+/// What the LED's choice (`LEDChoice`) reads of the gateway's state.
 extension GatewayCore {
-    private mutating func newLEDSignal(now: Double) -> LEDSignal? {
-        var signal = currentLEDSignal()
-        if let until = acknowledgeUntil {
-            if now < until { signal = .acknowledged } else { acknowledgeUntil = nil }
+    private var ledSituation: LEDChoice.Situation {
+        var situation = LEDChoice.Situation()
+        if settings.ledZones == .power, let tracker = powerZone, let zone = tracker.zone {
+            situation.powerZone = LEDChoice.Zone(zone: zone, of: tracker.zones.count)
         }
-        guard signal != ledSignal else { return nil }
-        ledSignal = signal
-        return signal
-    }
-
-    private func currentLEDSignal() -> LEDSignal {
-        let signal = zoneOrStatus()
-        // A ride that cannot be saved, then a configuration refused, outrank every other status; the zone still
-        // wins (it is why the LED exists).
-        guard !signal.isZone else { return signal }
-        if stateStorage == .readOnly { return .stateReadOnly }
-        return settings.runsLastGoodConfig ? .configRejected : signal
-    }
-
-    private func zoneOrStatus() -> LEDSignal {
-        if settings.ledZones == .power, let tracker = powerZone, let z = tracker.zone,
-           sensors.contains(where: { $0.key.kind.zones == .power && $0.value.state == .connected }) || sensors.isEmpty {
-            return sunsetWarning ? .zoneAtDusk(z, of: tracker.zones.count) : .zone(z, of: tracker.zones.count)
-        }
-        guard settings.heartRateEnabled else {
-            if sunsetWarning { return .sunsetSoon }
-            return gpsState == .ok ? .off : .noGPSFix
-        }
-        let straps = sensors.filter { $0.key.kind.zones == .heartRate }
-        let states = Set(straps.values.map(\.state))
-        if states.contains(.connected) || (straps.isEmpty && zone.zone != nil) {
-            if contact == .notDetected { return .noSensorContact }
-            if let z = zone.zone { return sunsetWarning ? .zoneAtDusk(z, of: settings.zones.count) : .zone(z, of: settings.zones.count) }
-            return .searchingForStrap
-        }
-        if states.contains(.lost) { return .strapLost }
-        return .searchingForStrap
+        situation.powerMeterConnected = sensors.contains { $0.key.kind.zones == .power && $0.value.state == .connected }
+        situation.anySensorKnown = !sensors.isEmpty
+        situation.heartRateEnabled = settings.heartRateEnabled
+        situation.heartRateZone = zone.zone.map { LEDChoice.Zone(zone: $0, of: settings.zones.count) }
+        situation.straps = Set(sensors.filter { $0.key.kind.zones == .heartRate }.values.map(\.state))
+        situation.noSensorContact = contact == .notDetected
+        situation.gpsFix = gpsState == .ok
+        situation.sunsetWarning = sunsetWarning
+        situation.stateReadOnly = stateStorage == .readOnly
+        situation.lastGoodConfig = settings.runsLastGoodConfig
+        return situation
     }
 }
 
 /// Laps and the ride's end on the rider's say: the lap button (short: a lap; long: the ride ends now) and
 /// auto-lap, each kept in the ride log, announced on `lap` and acknowledged on the LED.
 extension GatewayCore {
-    /// How long the LED shows the button was heard.
-    private static let acknowledgeSeconds = 1.0
-
     private mutating func lapButton(_ press: ButtonPresses.Press, at receive: ReceiveTime) -> [Effect] {
         let ts = time.utc(for: receive)
-        acknowledgeUntil = receive.monotonicSeconds + Self.acknowledgeSeconds
+        led.acknowledge(at: receive.monotonicSeconds)
         switch press {
         case .short: return logged(recorder.manualLap(time: ts, distance: ride.summary.distanceMeters))
         case .long: return endRide(at: ts)
