@@ -2,6 +2,7 @@
 
 IMAGE_BOOT_MB=256   # the FAT partition: firmware, kernel, initrd, config, seed
 IMAGE_STATE_MB=64   # the state partition as shipped; grown to the card at first boot
+IMAGE_RIDER_PACKAGES="avahi-daemon nano"  # HOSTNAME.local and an editor (docs/install.md), on top of the root
 
 # An arm64 trixie root with the image's packages, made once per package list and deploy/image/ ($1: where,
 # $2: the packages). The .debs of ridegate's own libraries are kept beside it (for --base).
@@ -37,6 +38,12 @@ configure_root() {
     cp "$deb" "$r/tmp/ridegate.deb"
     chroot "$r" dpkg -i /tmp/ridegate.deb >&2
     rm "$r/tmp/ridegate.deb"
+    # What the rider's tools need on top of the root (kept by its package list: adding them there would make
+    # a new root, half an hour under qemu-user): avahi for HOSTNAME.local, an editor.
+    rm -rf "$r/tmp/image-debs"
+    fetch_debs "$r/tmp/image-debs" --root "$r" $IMAGE_RIDER_PACKAGES
+    [ -z "$(ls "$r/tmp/image-debs")" ] || chroot "$r" sh -c 'dpkg -i /tmp/image-debs/*.deb' >&2
+    rm -rf "$r/tmp/image-debs"
     install -m 0644 "$img/raspi-firmware" "$r/etc/default/raspi-firmware"
     install -m 0644 "$img/raspi-extra-cmdline" "$r/etc/default/raspi-extra-cmdline"
     install -m 0644 "$img/fstab" "$r/etc/fstab"
@@ -44,20 +51,27 @@ configure_root() {
     install -D -m 0644 "$img/sshd.conf" "$r/etc/ssh/sshd_config.d/ridegate-image.conf"
     install -D -m 0644 "$img/chrony.conf" "$r/etc/chrony/conf.d/ridegate.conf"
     install -D -m 0755 "$img/image-state" "$r/usr/lib/ridegate/image-state"
+    install -D -m 0755 "$img/strava-from-card" "$r/usr/lib/ridegate/strava-from-card"
     install -D -m 0644 "$img/systemd/ridegate-state.service" "$r/etc/systemd/system/ridegate-state.service"
+    install -D -m 0644 "$img/systemd/ridegate-strava.service" "$r/etc/systemd/system/ridegate-strava.service"
     install -D -m 0644 "$img/systemd/ridegate.service.d/image.conf" "$r/etc/systemd/system/ridegate.service.d/image.conf"
     install -D -m 0644 "$img/systemd/cloud-init-local.service.d/ridegate.conf" "$r/etc/systemd/system/cloud-init-local.service.d/ridegate.conf"
+    install -D -m 0755 "$img/read-only-root" "$r/var/lib/cloud/scripts/per-instance/ridegate-read-only-root"
     # Host keys made here would be the same on every card: each card makes its own at first boot.
     rm -f "$r"/etc/ssh/ssh_host_*
     mkdir -p "$r/var/lib/ridegate-state" "$r/var/lib/ridegate" "$r/etc/ssh/keys" "$r/boot/firmware"
     echo ridegate > "$r/etc/hostname"
-    chroot "$r" systemctl enable ridegate.service ridegate-state.service ssh.service chrony.service >/dev/null 2>&1
+    chroot "$r" systemctl enable ridegate.service ridegate-state.service ridegate-strava.service ssh.service chrony.service >/dev/null 2>&1
     # config.txt and cmdline.txt again, from the settings above (the kernel's install wrote them with the defaults;
     # both enable the UART, enable_uart=1, with or without them).
     local kver
     kver=$(ls "$r/lib/modules" | sort -V | tail -1)
     chroot "$r" env DEB_MAINT_PARAMS=configure /etc/kernel/postinst.d/z50-raspi-firmware "$kver" >&2
+    # The first boot's root is writable (its cloud-init seed applied and kept); read-only-root then adds the overlay.
+    sed -i 's/ *overlayroot=[^ ]*//' "$r/boot/firmware/cmdline.txt"
     image_config "$r/boot/firmware/ridegate.toml"
+    # Every command reads the card's file by default, as the daemon does (docs/install.md).
+    ln -sfn /boot/firmware/ridegate.toml "$r/etc/ridegate/ridegate.toml"
     install -m 0644 "$img"/seed/* "$r/boot/firmware/"
     chroot "$r" apt-get clean
     rm -rf "$r"/var/lib/apt/lists/* "$r/usr/sbin/policy-rc.d"
@@ -129,53 +143,72 @@ partition_types() { sfdisk -J "$1" | python3 -c "import json,sys; print(' '.join
 partition_offset() { sfdisk -J "$1" | python3 -c "import json,sys; p=json.load(sys.stdin)['partitiontable']; print(p['partitions'][$2-1]['start']*p.get('sectorsize',512))"; }
 partition_size() { sfdisk -J "$1" | python3 -c "import json,sys; p=json.load(sys.stdin)['partitiontable']; print(p['partitions'][$2-1]['size']*p.get('sectorsize',512))"; }
 
-# Raspberry Pi Imager's OS list for the image ($1: folder of the .img.xz, $2: name, $3: the raw image, $4: version).
-imager_list() {
+# Raspberry Pi Imager's manifests for the image ($1: folder of the .img.xz, $2: name, $3: the raw image, $4: version):
+# NAME.rpi-imager-manifest for the files in $1 (file:// addresses: Imager opens it and offers its customisation form),
+# and os_list.json for whoever publishes the image and its icon at $RIDEGATE_IMAGE_URL (default: the release's).
+imager_manifests() {
     local dir=$1 name=$2 raw=$3 version=$4
-    local url=${RIDEGATE_IMAGE_URL:-https://github.com/ridegate/ridegate/releases/download/v$version}/$name.img.xz
-    python3 - "$dir/$name.img.xz" "$raw" "$url" "$version" <<'PY'
-import hashlib, json, os, sys, datetime
-xz, raw, url, version = sys.argv[1:]
-def sha(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-entry = {
-    "name": f"ridegate {version} (Debian trixie, 64-bit)",
-    "description": "Sensor gateway for a bike-mounted Pi: heart rate, power, speed, GPS, LED zones, MQTT. Pi 3, 4, 400, Zero 2 W.",
-    "url": url,
-    "extract_size": os.path.getsize(raw),
-    "extract_sha256": sha(raw),
-    "image_download_size": os.path.getsize(xz),
-    "image_download_sha256": sha(xz),
-    "release_date": datetime.date.today().isoformat(),
-    "init_format": "cloudinit-rpi",
-    "devices": ["pi4-64bit", "pi3-64bit"],
-}
-print(json.dumps({"os_list": [entry]}, indent=2))
-PY
+    local base=${RIDEGATE_IMAGE_URL:-https://github.com/ridegate/ridegate/releases/download/v$version}
+    cp "$here/deploy/image/ridegate-icon.svg" "$dir/"
+    local args=(--xz "$dir/$name.img.xz" --raw "$raw" --version "$version" --icon "$dir/ridegate-icon.svg")
+    "$here/scripts/imager-manifest" "${args[@]}" --local > "$dir/$name.rpi-imager-manifest"
+    "$here/scripts/imager-manifest" "${args[@]}" --url-base "$base" > "$dir/os_list.json"
 }
 
 # Downloads the arm64 trixie packages named ($2...) into $1 from the Debian mirror, checked against the archive's
-# index (for --base: ridegate's libraries, installed into an image without booting it).
+# index (for --base: ridegate's libraries, installed into an image without booting it). With `--root R` first,
+# also every package they depend on that root R's dpkg database lacks (the first alternative the index has),
+# leaving out those R has: what `dpkg -i` in R then needs, resolved here without apt or emulation.
 fetch_debs() {
-    local dir=$1; shift
+    local dir=$1 root=; shift
+    if [ "${1:-}" = --root ]; then root=$2; shift 2; fi
     mkdir -p "$dir"
-    python3 - "$(debian_mirror)" "$dir" "$@" <<'PY'
+    python3 - "$(debian_mirror)" "$dir" "$root" "$@" <<'PY'
 import hashlib, lzma, os, sys, urllib.request
-mirror, folder, wanted = sys.argv[1].rstrip("/"), sys.argv[2], set(sys.argv[3:])
+mirror, folder, root, wanted = sys.argv[1].rstrip("/"), sys.argv[2], sys.argv[3], set(sys.argv[4:])
 index = lzma.decompress(urllib.request.urlopen(f"{mirror}/dists/trixie/main/binary-arm64/Packages.xz").read()).decode()
-found = {}
-for stanza in index.split("\n\n"):
-    fields = dict(line.split(": ", 1) for line in stanza.splitlines() if ": " in line and not line.startswith(" "))
-    if fields.get("Package") in wanted:
-        found[fields["Package"]] = fields
-missing = wanted - found.keys()
+
+
+def stanzas(text):
+    for stanza in text.split("\n\n"):
+        yield dict(line.split(": ", 1) for line in stanza.splitlines() if ": " in line and not line.startswith(" "))
+
+
+def names(field):
+    """Package names of a Depends or Provides field, one list of alternatives per clause."""
+    return [[alt.strip().split(" ")[0].split(":")[0] for alt in clause.split("|") if alt.strip()]
+            for clause in field.split(",") if clause.strip()]
+
+
+available = {f["Package"]: f for f in stanzas(index) if "Package" in f}
+if root:
+    have = set()
+    for f in stanzas(open(os.path.join(root, "var/lib/dpkg/status")).read()):
+        if "install ok installed" in f.get("Status", ""):
+            have.add(f["Package"])
+            have.update(n for clause in names(f.get("Provides", "")) for n in clause)
+    providers = {}
+    for f in available.values():
+        for clause in names(f.get("Provides", "")):
+            providers.setdefault(clause[0], f["Package"])
+    chosen, todo = set(), list(wanted)
+    while todo:
+        name = todo.pop()
+        if name in have or name in chosen:
+            continue
+        name = name if name in available else providers.get(name, name)
+        if name not in available:
+            sys.exit(f"error: {name} is neither in trixie's arm64 index nor installed in {root}")
+        chosen.add(name)
+        for clause in names(available[name].get("Pre-Depends", "")) + names(available[name].get("Depends", "")):
+            if not any(n in have or n in chosen for n in clause):
+                todo.append(next((n for n in clause if n in available or n in providers), clause[0]))
+    wanted = chosen
+missing = wanted - available.keys()
 if missing:
     sys.exit(f"error: not in trixie's arm64 index: {' '.join(sorted(missing))}")
-for name, fields in found.items():
+for name in sorted(wanted):
+    fields = available[name]
     data = urllib.request.urlopen(f"{mirror}/{fields['Filename']}").read()
     if hashlib.sha256(data).hexdigest() != fields["SHA256"]:
         sys.exit(f"error: {fields['Filename']} does not match the archive's SHA256")
@@ -217,10 +250,14 @@ customise_base() {
     local img=$here/deploy/image
     sed -n '/ridegate-state\|ridegate /p' "$img/fstab" | grep -v '/etc/ssh/keys' >> "$r/etc/fstab"
     install -D -m 0755 "$img/image-state" "$r/usr/lib/ridegate/image-state"
+    install -D -m 0755 "$img/strava-from-card" "$r/usr/lib/ridegate/strava-from-card"
     install -D -m 0644 "$img/systemd/ridegate-state.service" "$r/etc/systemd/system/ridegate-state.service"
+    install -D -m 0644 "$img/systemd/ridegate-strava.service" "$r/etc/systemd/system/ridegate-strava.service"
     install -D -m 0644 "$img/systemd/ridegate.service.d/image.conf" "$r/etc/systemd/system/ridegate.service.d/image.conf"
     mkdir -p "$r/var/lib/ridegate-state" "$r/var/lib/ridegate" "$r/etc/ssh/keys"
-    chroot "$r" systemctl enable ridegate.service ridegate-state.service >/dev/null 2>&1
+    # Every command reads the card's file by default, as the daemon does (docs/install.md).
+    ln -sfn /boot/firmware/ridegate.toml "$r/etc/ridegate/ridegate.toml"
+    chroot "$r" systemctl enable ridegate.service ridegate-state.service ridegate-strava.service >/dev/null 2>&1
     state_partition "$w" "$r" "$(fat_edit "$out" "$w/fat")"
     chroot_done "$r"
     umount "$r"

@@ -22,7 +22,7 @@ RIDEGATE_RUNTIME_PACKAGES=(mosquitto mosquitto-clients)
 # What only the tests start or read with: TLS certificates, gpsd, chronyd (run with -x so the host clock is left
 # alone), tmux, a RabbitMQ cluster (its nodes private to the test: own ports, cookie and port mapper), and the
 # independent readers the ride files are checked with.
-RIDEGATE_TEST_PACKAGES=(openssl python3-gpxpy gpsbabel python3-venv libxml2-utils python3-lxml python3-dateutil python3-jinja2 gpsd gpsd-clients chrony tmux rabbitmq-server)
+RIDEGATE_TEST_PACKAGES=(openssl python3-gpxpy gpsbabel python3-venv libxml2-utils python3-lxml python3-dateutil python3-jinja2 python3-jsonschema xz-utils gpsd gpsd-clients chrony tmux rabbitmq-server)
 
 # swift build with its progress on one line (a first build takes minutes and would otherwise look hung), and
 # every error and warning in full. Usage: build_with_progress [swift build arguments...]
@@ -126,4 +126,19 @@ summarize_corpus() {
     elif [ -n "$counts" ]; then
         echo "==> reference corpus at $2: $counts"
     fi
+}
+
+# Bumble, pinned (e2e/sensors.py patches this version's internals), into a venv at /opt/bumble in the bookworm
+# root $1 (which has python3 and python3-venv). Wheels come from PyPI on the host into $2 (the guest has no
+# network) and install offline. Once per root.
+install_bumble() {
+    local root=$1 wheels=$2
+    [ -x "$root/opt/bumble/bin/python" ] && return 0
+    echo "==> Bumble 0.0.236 into $root" >&2
+    python3 -m pip download -q -d "$wheels" --only-binary=:all: --python-version 3.11 --implementation cp \
+        --platform manylinux_2_36_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 --platform any "bumble==0.0.236"
+    rm -rf "$root/tmp/wheels" && cp -r "$wheels" "$root/tmp/wheels"
+    chroot "$root" python3 -m venv /opt/bumble
+    chroot "$root" /opt/bumble/bin/pip install -q --no-index --find-links /tmp/wheels "bumble==0.0.236"
+    rm -rf "$root/tmp/wheels"
 }

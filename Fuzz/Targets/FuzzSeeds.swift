@@ -32,8 +32,9 @@ public enum FuzzSeeds {
             forward(between: proxyClient, and: proxyPeripheral) { answer in script.withLock { $0 += [UInt8(answer.count)] + answer } }
             finished.signal()
         }.start()
-        let serving = Task { await peripheral.run() }
-        let session = Task {
+        // On the loop's thread, as the daemon runs them: on the cooperative pool a busy suite starved them for 30 s.
+        let serving = Task(executorPreference: loop) { await peripheral.run() }
+        let session = Task(executorPreference: loop) {
             let connection = SensorConnection(sensor: SensorRef(kind: .power, id: "seed"), bearer: bearer, clock: SystemClock(),
                                               logger: Logger(label: "seed", level: .critical, handler: SilentLogHandler()))
             _ = await connection.run { event in if case .sensorDetails = event { connected.signal() } }

@@ -36,7 +36,7 @@ extension GatewayAssembly {
                             logger: Logger) throws(SetupError) -> Gateway {
         let demoLogger = logger.labeled("demo")
         // A recording's second 0, for its receiver and its sensors alike: once the sensors' links are up.
-        let start = RideStart(loop: loop, logger: demoLogger)
+        let start = RideSchedule(loop: loop, logger: demoLogger)
         let ride = try demoRide(options, start: start, loop: loop, logger: demoLogger)
         let pty: PseudoTerminal
         do {
@@ -44,8 +44,9 @@ extension GatewayAssembly {
         } catch {
             throw SetupError(description: "cannot create a pseudo-terminal for the simulated GPS: \(error)")
         }
-        // The wall clock runs with the ride: from when it starts (a recording dated as recorded starts then).
-        let clock = SystemClock(rate: options.speed, wallStart: options.startAt ?? ride.recordedStart)
+        // The clock is the ride's: from when it starts (a recording dated as recorded starts then), never ahead of
+        // what the replay has sent.
+        let clock = SystemClock(rate: options.speed, wallStart: options.startAt ?? ride.recordedStart, pace: start)
         demoLogger.info("simulated ride", [
             ("demo.ride", options.ridePath), ("demo.minutes", String(Int(ride.profile.duration / 60))),
             ("demo.speed", String(options.speed)), ("gps.device", pty.devicePath),
@@ -67,7 +68,7 @@ extension GatewayAssembly {
         let discovery = DiscoveryStart(config: config, kinds: Set(SensorProfile.builtIn))
         let readings = openSpool(config, logger: logger)
         let health = HealthFields()
-        // Before the MQTT client starts (see `daemon`).
+        // Before the MQTTPublisher starts (see `daemon`).
         let sequences = readings.sequences()
         let core = makeCore(config, sequences: sequences, version: version, removeDiscoveryAtStop: true, clockRate: options.speed,
                             powerMeter: ride.powerMeter, discovery: discovery.map { $0.prepare(sequences: sequences, logger: logger) })
@@ -96,7 +97,7 @@ extension GatewayAssembly {
         config.gps.enabled = ride.positions
         config.heartRate.enabled = true
         // Power zones need an FTP: the recording's, else the simulated rider's, unless the config gives one.
-        if config.zones.ftp == nil { config.zones.ftp = ride.thresholdPower ?? Int(EffortModel().thresholdWatts) }
+        if config.zones.ftp == nil { config.zones.ftp = ride.ftp ?? Int(EffortModel().ftp) }
         // Its readings come `speed` times faster, and so does its backlog's pace.
         config.mqtt.replayPerSecond *= max(1, options.speed)
         return config
@@ -104,7 +105,7 @@ extension GatewayAssembly {
 
     /// The simulated sensors that ride along: a strap, a power meter and a speed/cadence sensor, as far as the
     /// ride has them, each on a socketpair of its own and following the ride's profile.
-    static func simulatedSensors(_ ride: DemoRide, options: DemoOptions, start: RideStart, end: RideEnd?, clock: SystemClock,
+    static func simulatedSensors(_ ride: DemoRide, options: DemoOptions, start: RideSchedule, end: RideEnd?, clock: SystemClock,
                                  loop: EventLoop, logger: Logger) -> [any EventSource] {
         let profile = ride.profile
         var sensors: [any EventSource] = []
@@ -138,13 +139,13 @@ extension GatewayAssembly {
         var powerMeter = true
         var speedSensor = false
         var positions = true
-        var thresholdPower: Int?
+        var ftp: Int?
         var recordedStart: Timestamp?
         var recorded: Bool { recordedStart != nil }
         var play: @Sendable (PseudoTerminal) async -> Void
     }
 
-    static func demoRide(_ options: DemoOptions, start: RideStart, loop: EventLoop, logger: Logger) throws(SetupError) -> DemoRide {
+    static func demoRide(_ options: DemoOptions, start: RideSchedule, loop: EventLoop, logger: Logger) throws(SetupError) -> DemoRide {
         if RecordedRide.isFIT(options.ridePath) {
             let recorded: RecordedRide
             do {
@@ -156,7 +157,7 @@ extension GatewayAssembly {
             let replayer = RecordedRideReplayer(ride: recorded, speed: options.speed, startAt: options.startAt, start: start, logger: logger,
                                                 loop: loop)
             return DemoRide(profile: recorded.profile, strap: recorded.hasHeartRate, powerMeter: recorded.hasPower,
-                speedSensor: recorded.hasSpeedSensor, positions: recorded.hasPositions, thresholdPower: recorded.thresholdPower,
+                speedSensor: recorded.hasSpeedSensor, positions: recorded.hasPositions, ftp: recorded.ftp,
                 recordedStart: recorded.start,
                             play: { await replayer.play(into: $0) })
         }

@@ -10,7 +10,7 @@ struct EffortModel: Sendable {
     var maxHeartRate = 186.0
     var riderAndBikeKilograms = 85.0
     /// Power the rider holds at about 90 % of heart-rate reserve.
-    var thresholdWatts = 230.0
+    var ftp = 230.0
     var riseTimeConstant = 22.0
     var fallTimeConstant = 45.0
 
@@ -21,7 +21,7 @@ struct EffortModel: Sendable {
     }
 
     func steadyStateHeartRate(watts: Double) -> Double {
-        let fraction = min(1.05, 0.12 + 0.78 * watts / thresholdWatts)
+        let fraction = min(1.05, 0.12 + 0.78 * watts / ftp)
         return restingHeartRate + (maxHeartRate - restingHeartRate) * fraction
     }
 

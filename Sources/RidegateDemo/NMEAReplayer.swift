@@ -17,7 +17,10 @@ struct NMEAReplayer: Sendable {
     let loop: EventLoop
     /// The ride's second 0, shared with the simulated sensors: their ticks and the receiver's epochs fall due
     /// together, one wakeup for all of them.
-    let start: RideStart
+    let start: RideSchedule
+
+    /// The receiver's name on the ride's schedule.
+    static let part = "receiver"
 
     /// The simulated receiver's side of the pty, made non-blocking (a write never holds up the loop); false, said,
     /// when it cannot be.
@@ -48,6 +51,8 @@ struct NMEAReplayer: Sendable {
         })
         var ready: [NMEAEpochGrouper.Epoch] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
+        start.joins(Self.part)
+        defer { start.leaves(Self.part) }
         var pace = Pace(origin: await start.origin())
         while true {
             let result = chunk.withUnsafeMutableBytes { buffer in
@@ -106,7 +111,7 @@ struct NMEAReplayer: Sendable {
     }
 
     /// Waits until the epoch's second of the ride (its capture time from the first epoch, scaled by `speed`, on
-    /// the ride's schedule: `RideStart.receiverWaits`), then writes it. A gap lasts as long as the capture says:
+    /// the ride's schedule: `RideSchedule.waits`), then writes it. A gap lasts as long as the capture says:
     /// shortened, its next epochs would read as a receiver whose clock jumped ahead of the gateway's, which GPS
     /// time rejects for 30 s (a 10 Hz capture's minute without fixes lost 30 s of riding). Only a gap over an
     /// hour (captures joined together) is cut to one.
@@ -117,7 +122,7 @@ struct NMEAReplayer: Sendable {
             if dt < 0 { dt += 86_400 }
             pace.elapsed += min(dt, 3600)
         }
-        await start.receiverWaits(for: pace.elapsed, speed: speed, origin: pace.origin)
+        await start.waits(Self.part, for: pace.elapsed, speed: speed, origin: pace.origin)
         pace.previousTime = epoch.timeOfDay ?? pace.previousTime
         return await Self.write(epoch.bytes, to: pty.controller, loop: loop, logger: logger)
     }

@@ -18,7 +18,7 @@ struct RecordedRide: Sendable {
     let hasSpeedSensor: Bool
     /// The rider's FTP as the head unit had it (the session's threshold_power, else its zones target's), when
     /// it is one the config would accept.
-    let thresholdPower: Int?
+    let ftp: Int?
     /// What of the file the replay leaves out, and why: for the demo's log.
     let notes: [String]
 
@@ -83,10 +83,10 @@ struct RecordedRide: Sendable {
         hasPower = samples.contains { $0.power != nil }
         let listsSpeedSensor = file.devices.contains { [121, 123].contains($0.type ?? 0) }
         hasSpeedSensor = samples.contains(where: \.speedRecorded) && (listsSpeedSensor || !hasPositions)
-        let stated = [file.sessions.first?.thresholdPower, file.zonesThresholdPower].compactMap { $0 }
-        thresholdPower = stated.first { GatewayConfig.Zones.ftpRange.contains($0) }
+        let stated = [file.sessions.first?.ftp, file.zonesFTP].compactMap { $0 }
+        ftp = stated.first { GatewayConfig.Zones.ftpRange.contains($0) }
         var notes = left.notes(heartRateEverywhere: !hasHeartRate && left.heartRates > 0)
-        if thresholdPower == nil, let ftp = stated.first { notes.append("its FTP of \(ftp) W is not one ridegate accepts (\(GatewayConfig.Zones.ftpRange)): power zones from zones.ftp or the simulated rider's") }
+        if ftp == nil, let refused = stated.first { notes.append("its FTP of \(refused) W is not one ridegate accepts (\(GatewayConfig.Zones.ftpRange)): power zones from zones.ftp or the simulated rider's") }
         self.notes = notes
     }
 
@@ -178,7 +178,7 @@ struct RecordedRideReplayer: Sendable {
     let speed: Double
     let startAt: Timestamp?
     /// When the ride's second 0 is, shared with the simulated sensors.
-    let start: RideStart
+    let start: RideSchedule
     let logger: Logger
     /// Waits out a reader that is not draining, and the last record's second.
     let loop: EventLoop
@@ -186,6 +186,8 @@ struct RecordedRideReplayer: Sendable {
     func play(into pty: PseudoTerminal) async {
         guard NMEAReplayer.prepare(pty, logger: logger) else { return }
         let dated = startAt ?? ride.start
+        start.joins(NMEAReplayer.part)
+        defer { start.leaves(NMEAReplayer.part) }
         let origin = await start.origin()
         // A receiver searches before its first fix: two epochs without one, from which the reader learns how the
         // receiver's cycle ends, so the ride's first fix is not held up until the second record (seconds later).
@@ -214,7 +216,7 @@ struct RecordedRideReplayer: Sendable {
             previous = sample
             for epoch in epochs {
                 if Task.isCancelled { return }
-                await start.receiverWaits(for: epoch.offset, speed: speed, origin: origin)
+                await start.waits(NMEAReplayer.part, for: epoch.offset, speed: speed, origin: origin)
                 let time = dated + epoch.offset
                 let bearing = course.map {
                     GreatCircle.bearingDegrees(lat1: $0.latitude, lon1: $0.longitude, lat2: epoch.latitude, lon2: epoch.longitude)
@@ -228,7 +230,7 @@ struct RecordedRideReplayer: Sendable {
             }
         }
         // The last record held for its second, then the ride is over.
-        await loop.sleep(seconds: 1 / speed)
+        await start.waits(NMEAReplayer.part, for: (previous?.offset ?? 0) + 1, speed: speed, origin: origin)
         logger.info("the recorded ride has ended")
     }
 }

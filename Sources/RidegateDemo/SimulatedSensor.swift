@@ -12,7 +12,7 @@ struct SimulatedSensor<Signal: SimulatedSignal>: EventSource {
     let profile: RideProfile
     let speed: Double
     /// The ride's second 0, shared with the replayed receiver and the other sensors (a recording's waits for them all).
-    let start: RideStart
+    let start: RideSchedule
     /// Whether the first reading waits for the receiver's first fix to be read: a capture's first epoch is
     /// already a fix, and a reading before it would be dated before the ride's first fix (a recording sends two
     /// searching epochs first). Later ticks keep the shared schedule, due with the receiver's epochs.
@@ -58,6 +58,8 @@ struct SimulatedSensor<Signal: SimulatedSignal>: EventSource {
         var signal = signal
         var offset = 0.0
         let interval = 1.0
+        start.joins(sensor.id)
+        defer { start.leaves(sensor.id) }
         let origin = await start.origin()
         // Half a ride second, and at least 50 ms however fast the ride: the receiver's first fix is read by then.
         let firstDelay = afterFirstFix ? max(0.5 / speed, 0.05) : 0
@@ -70,7 +72,7 @@ struct SimulatedSensor<Signal: SimulatedSignal>: EventSource {
                 peripheral.notify(characteristic, value)
             }
             offset += interval
-            await start.sensorWaits(for: offset, speed: speed, origin: origin)
+            await start.waits(sensor.id, for: offset, speed: speed, origin: origin)
         }
     }
 }

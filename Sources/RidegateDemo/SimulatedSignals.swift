@@ -10,7 +10,7 @@ protocol SimulatedSignal: Sendable {
 /// A strap: heart rate following the effort with the heart's lag (or as a recording says it), with RR interval
 /// and energy expended.
 struct HeartRateSignal: SimulatedSignal {
-    var model = EffortModel()
+    private(set) var model = EffortModel()
     private var heartRate: Double
     private var energy = 0.0
 
@@ -58,10 +58,10 @@ enum SignalTime {
 /// while coasting) — or the power and cadence a recording says —, crank and wheel revolutions with their event
 /// times as a real meter counts them.
 struct PowerSignal: SimulatedSignal {
-    var model = EffortModel()
-    var wheelMillimetres = SensorRef.defaultWheelMillimetres
+    private(set) var model = EffortModel()
+    private(set) var wheelMillimetres = SensorRef.defaultWheelMillimetres
     /// Whether it counts wheel revolutions too (a recorded ride's speed comes from its own sensor, if any).
-    var sendsWheel = true
+    private(set) var sendsWheel = true
     private var elapsed = 0.0
     private var crank = (revolutions: 0.0, lastEvent: 0.0)
     private var wheel = (revolutions: 0.0, lastEvent: 0.0)
@@ -88,7 +88,7 @@ struct PowerSignal: SimulatedSignal {
             watts = effort ?? 0
         }
         let power = Int(rounding: watts, within: RecordedRide.powers) ?? 0
-        let modelCadence = power < 15 ? 0 : min(105, 70 + 30 * Double(power) / model.thresholdWatts)
+        let modelCadence = power < 15 ? 0 : min(105, 70 + 30 * Double(power) / model.ftp)
         let cadence = sample?.power != nil ? Double(sample?.cadence ?? 0) : modelCadence // rpm
         crank = Self.advance(crank, perSecond: cadence / 60, dt: dt, now: elapsed)
         wheel = Self.advance(wheel, perSecond: (sample?.speed ?? 0) / (wheelMillimetres / 1000), dt: dt, now: elapsed)
@@ -116,7 +116,7 @@ struct PowerSignal: SimulatedSignal {
 
 /// A speed/cadence sensor (CSC): wheel revolutions from a recording's speed, crank revolutions from its cadence.
 struct SpeedCadenceSignal: SimulatedSignal {
-    var wheelMillimetres = SensorRef.defaultWheelMillimetres
+    private(set) var wheelMillimetres = SensorRef.defaultWheelMillimetres
     private var elapsed = 0.0
     private var crank = (revolutions: 0.0, lastEvent: 0.0)
     private var wheel = (revolutions: 0.0, lastEvent: 0.0)

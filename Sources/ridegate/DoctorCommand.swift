@@ -14,7 +14,7 @@ struct DoctorCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = Logger(label: "doctor", level: .error, handler: StandardErrorLogHandler.detect())
-        let checks = await Doctor(configPath: configFile.config, loop: try processLoop(), logger: logger).run()
+        let checks = await Doctor(configPath: configFile.config, lastGood: configFile.lastGood, loop: try processLoop(), logger: logger).run()
         let colour = isatty(1) == 1
         for check in checks {
             let mark: String

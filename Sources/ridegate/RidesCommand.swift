@@ -22,23 +22,17 @@ struct RidesCommand: ParsableCommand {
         /// The config's units when it can be read, else metric: the rides may come from --state-directory with
         /// no config at all, and a broken config is `run --check-config`'s to report, not the table's.
         var displayUnits: DisplayUnits {
-            let config: GatewayConfig
-            do {
-                config = try TOMLConfigLoader.load(path: configFile.config)
-            } catch {
-                config = GatewayConfig()
-            }
-            return config.displayUnits
+            ((try? configFile.find()) ?? GatewayConfig()).displayUnits
         }
 
         /// The config, when it can be read: its zones, FTP and rider for the totals.
-        var config: GatewayConfig? { try? TOMLConfigLoader.load(path: configFile.config) }
+        var config: GatewayConfig? { try? configFile.find() }
 
         func open() throws -> SQLiteRideStore {
             var directory = stateDirectory
             if directory == nil {
                 do {
-                    directory = try TOMLConfigLoader.load(path: configFile.config).stateDirectory
+                    directory = try configFile.find(saying: true).stateDirectory
                 } catch {
                     writeError("\(error.description) (or pass --state-directory)")
                     throw ExitCode(ExitStatus.config)

@@ -50,6 +50,12 @@ struct UploadCommand: ParsableCommand {
                 writeError("no code in \"\(pasted.prefix(80))\": paste the address the browser ended at, with its code=...")
                 throw ExitCode(ExitStatus.dataError)
             }
+            // The consent page lets the athlete untick the upload; the address says what was granted.
+            if let scopes = StravaProtocol.grantedScopes(fromPasted: pasted), !scopes.contains(StravaProtocol.uploadScope) {
+                writeError("Strava was not allowed to take uploads (granted: \(scopes.joined(separator: ","))): open the address again, "
+                    + "leave \"Upload your activities from … to Strava\" ticked, and paste the new address")
+                throw ExitCode(ExitStatus.dataError)
+            }
             switch StravaAuthorization.exchange(site, code: code) {
             case .success(let token):
                 if let problem = StravaAuthorization.keep(token, in: site) {

@@ -37,8 +37,11 @@ struct WatchCommand: AsyncParsableCommand {
 
     func run() async throws {
         var settings = GatewayConfig()
-        let path = config ?? (TextFile.unreadable(ConfigFileOption.defaultPath) == nil ? ConfigFileOption.defaultPath : nil)
-        if let path { settings = try ConfigFileOption.load(path: path) }
+        if let config {
+            settings = try ConfigFileOption.load(path: config)
+        } else if TextFile.unreadable(ConfigFileOption.defaultPath) == nil {
+            settings = try ConfigFileOption.loadDefault()
+        }
         if let broker {
             settings.mqtt.host = broker.host
             settings.mqtt.port = broker.port

@@ -15,7 +15,9 @@ public final class PacketPeer: @unchecked Sendable {
         self.descriptor = shared
         let stream = ReadableChunks.stream(shared, label: "peer", on: loop)
         let received = received
-        reader = Task {
+        // On the loop, not the cooperative pool: a packet is recorded when it arrives, however long the suite's
+        // other tests keep the pool's threads busy (a waiting test then finds it, late, instead of timing out).
+        reader = Task(executorPreference: loop) {
             do {
                 for try await packet in stream { received.update { $0.append(packet) } }
             } catch {}

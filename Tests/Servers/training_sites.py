@@ -1,7 +1,13 @@
 #!/usr/bin/env python3
 """Local HTTPS stand-in for the intervals.icu and Strava upload APIs, for ridegate's integration
 tests: it records requests and created activities under --dir and injects the faults queued in
-DIR/faults.json (server errors, rate limits, expired tokens, dropped connections, stalls)."""
+DIR/faults.json (server errors, rate limits, expired tokens, dropped connections, stalls).
+
+Every answer comes from the service's documentation or from what independent clients recorded, cited where
+it is made; where the two disagree, the stand-in answers as the service does today:
+- Strava: developers.strava.com/docs/uploads and /docs/rate-limits and /docs/authentication; recorded
+  exchanges (VCR cassettes) in dblock/strava-ruby-client spec/fixtures/strava/client/ (create_upload*.yml).
+- intervals.icu: forum.intervals.icu "API Integration Cookbook" (t/80090) and "API access to Intervals.icu"."""
 import argparse, base64, contextlib, hashlib, json, os, re, secrets, signal, socket, ssl, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -139,22 +145,38 @@ class IntervalsIcu:
             return req.reply(400, {"status": 400, "error": "No file"})
         if not is_fit(file.data):
             return req.reply(422, {"status": 422, "error": "Unable to parse activity file"})
+        # The cookbook: "curl -F file=@i55610271.fit '.../athlete/0/activities?name=Foo&description=Bar'" — name,
+        # description and the optional external_id are URL parameters; a form field of those names is not read.
+        params = {k: v[-1] for k, v in req.query.items()}
         with self.state.lock:
+            # "It won't create duplicate activities (hash of file data is checked)" (forum, "API access"); what it
+            # answers then is documented nowhere: clients report 201 for a new activity and 200 with the existing
+            # one (jorge-huxley/intervalssync PR #58), and read `id`, else `activities[0].id`.
             activity_id = self.state.by_sha.get(sha256(file.data))
-            status = 200 if activity_id else 201  # the same file again is answered, not stored again
+            status = 200 if activity_id else 201
             if status == 201:
                 activity_id = f"i{1001 + self.state.created}"
-                self.state.create_activity(activity_id, file.data,
-                                           req.fields.get("name"), req.fields.get("external_id"))
-        req.reply(status, {"icu_athlete_id": self.athlete, "id": activity_id})
+                self.state.create_activity(activity_id, file.data, params.get("name"), params.get("external_id"))
+        req.reply(status, {"icu_athlete_id": self.athlete, "id": activity_id,
+                           "activities": [{"icu_athlete_id": self.athlete, "id": activity_id}]})
 
 
 class Strava:
     UPLOAD = re.compile(r"^/api/v3/uploads/(\d+)$")
     UNAUTHORIZED = strava_error("Authorization Error", "Athlete", "access_token")
+    # A token whose athlete unticked the upload on the consent page: clients' tests of the live API assert
+    # 401 {"message": "Authorization Error", "errors": [{"resource": "AccessToken",
+    # "field": "activity:write_permission", "code": "missing"}]}.
+    NO_UPLOAD_SCOPE = strava_error("Authorization Error", "AccessToken", "activity:write_permission", "missing")
 
     def __init__(self, args, state):
         self.client_id, self.secret, self.code = args.client_id, args.client_secret, args.code
+        # What the athlete left ticked on the consent page ("Apps should check which scopes a user has accepted").
+        self.granted = set(args.granted_scope.split(","))
+        # docs/rate-limits: 200 requests per 15 minutes and 2,000 a day overall; "non-upload" requests (all but
+        # POST uploads/activities) 100 and 1,000. Both counted here per server run, the 15 minutes as the day.
+        self.read_limit = args.read_limit
+        self.reads = 0
         self.polls_before_ready, self.expires_in, self.state = args.polls_before_ready, args.expires_in, state
         self.code_used, self.refresh_token, self.access_tokens = False, None, set()
         self.uploads, self.api_calls = {}, 0  # upload id -> record
@@ -171,10 +193,17 @@ class Strava:
 
     def prepare(self, req):
         if req.route.startswith("/api/v3/") and req.route not in TOKEN_PATHS:
+            # Both pairs on every answer, "15-minute,daily"; an upload is not a read, and its read usage comes
+            # back empty ("," in the recorded POST answers).
             with self.state.lock:
                 self.api_calls += 1
-                req.extra_headers = {"X-RateLimit-Limit": "100,1000",
-                                     "X-RateLimit-Usage": f"{self.api_calls},{self.api_calls}"}
+                read = req.route != "/api/v3/uploads"
+                self.reads += read
+                reads = f"{self.reads},{self.reads}" if read else ","
+                req.extra_headers = {"X-RateLimit-Limit": "200,2000", "X-RateLimit-Usage": f"{self.api_calls},{self.api_calls}",
+                                     "X-ReadRateLimit-Limit": f"{self.read_limit},{self.read_limit * 10}",
+                                     "X-ReadRateLimit-Usage": reads}
+                req.over_read_limit = read and self.reads > self.read_limit
 
     @staticmethod
     def bad(resource, field, code="invalid"):
@@ -194,8 +223,9 @@ class Strava:
         req.reply(400, self.bad("Upload", "file")[1])
 
     def too_many(self, req):
+        # docs/rate-limits: "429 Too Many Requests along with a JSON error message"; the body as clients log it.
         req.reply(429, strava_error("Rate Limit Exceeded", "Application", "rate limit", "exceeded"),
-                  {"X-RateLimit-Limit": "100,1000", "X-RateLimit-Usage": "101,150"})
+                  {"X-RateLimit-Limit": "200,2000", "X-RateLimit-Usage": "201,250"})
 
     def handle(self, req):
         m = self.UPLOAD.match(req.route)
@@ -203,8 +233,10 @@ class Strava:
             answer = self.token(req.fields)
         elif req.route.startswith("/api/v3/") and self.bearer(req) not in self.access_tokens:
             answer = 401, self.UNAUTHORIZED
+        elif getattr(req, "over_read_limit", False):
+            return req.reply(429, strava_error("Rate Limit Exceeded", "Application", "rate limit", "exceeded"))
         elif req.command == "POST" and req.route == "/api/v3/uploads":
-            answer = self.upload(req)
+            answer = self.upload(req) if "activity:write" in self.granted else (401, self.NO_UPLOAD_SCOPE)
         elif req.command == "GET" and m:
             answer = self.poll(int(m[1]))
         else:
@@ -246,7 +278,7 @@ class Strava:
             upload_id = 5001 + len(self.uploads)
             record = self.uploads[upload_id] = {
                 "id": upload_id, "data": file.data, "name": req.fields.get("name"), "polls": 0, "result": None,
-                "external_id": req.fields.get("external_id") or file.filename}
+                "external_id": req.fields.get("external_id") or file.filename, "filename": file.filename}
             # The real site goes on processing an upload whose client vanished, so a retry
             # of the same file must find it already there (and be told it is a duplicate).
             if req.fault == "drop" or (req.fault or "").startswith("hold:"):
@@ -272,7 +304,12 @@ class Strava:
         if not is_fit(data):
             record["result"] = {"error": "Improperly formatted data.", "status": FAILED, "activity_id": None}
         elif (existing := self.state.by_sha.get(sha256(data))) is not None:
-            record["result"] = {"error": f"{record['external_id']} duplicate of activity {existing}",
+            # Recorded in 2023 as "17611540601.tcx duplicate of activity 8319193780" (dblock/strava-ruby-client
+            # create_upload_file_with_error.yml); today the activity is a link ("the error … potentially containing
+            # HTML", docs/uploads), as incyclist/services' Strava test carries it:
+            # "1234.tcx duplicate of <a href='/activities/12699650316' target='_blank'>Strava Upload Test</a>".
+            record["result"] = {"error": f"{record['filename']} duplicate of <a href='/activities/{existing}' "
+                                         f"target='_blank'>{record['name'] or 'Morning Ride'}</a>",
                                 "status": FAILED, "activity_id": None}
         else:
             activity_id = 9001 + self.state.created
@@ -394,6 +431,8 @@ def main():
     p.add_argument("--port", type=int, default=0)
     p.add_argument("--polls-before-ready", type=int, default=1)
     p.add_argument("--expires-in", type=int, default=21600)
+    p.add_argument("--granted-scope", default="read,activity:write")
+    p.add_argument("--read-limit", type=int, default=100)
     args = p.parse_args()
     needed = ["api_key"] if args.service == "intervals_icu" else ["client_id", "client_secret", "code"]
     if missing := [n for n in needed if getattr(args, n) is None]:

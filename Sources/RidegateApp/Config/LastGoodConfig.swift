@@ -24,6 +24,18 @@ public struct LastGoodConfig {
         }
     }
 
+    /// What a command other than `run` reads by default (`ridegate watch`, `doctor`, `led test`, `rides`, `upload`):
+    /// the file, or, when it fails and the daemon keeps a last good copy at `lastGood`, that copy, as the daemon
+    /// runs it — `rejected` says why. Nothing is kept: only the daemon writes the copy.
+    public static func reading(path: String, lastGood: String) throws(ConfigError) -> LastGoodConfig {
+        do throws(ConfigError) {
+            return LastGoodConfig(config: try TOMLConfigLoader.load(path: path), rejected: nil, notKept: nil)
+        } catch {
+            guard let kept = try? TOMLConfigLoader.load(path: lastGood) else { throw error }
+            return LastGoodConfig(config: kept, rejected: error.description, notKept: nil)
+        }
+    }
+
     /// The file alone, checked, as `run` without --last-good takes it.
     public static func checked(path: String,
                                check: (GatewayConfig) throws(GatewayAssembly.SetupError) -> Void) throws(ConfigError) -> LastGoodConfig {

@@ -5,33 +5,22 @@ import RidegateLinux
 /// The checks behind `ridegate doctor`: each probes one thing on this machine and says what to do.
 public struct Doctor: Sendable {
     public let configPath: String
+    /// The daemon's last good copy, which the checks use when the file fails (the SD-card image's `run --last-good`).
+    let lastGood: String?
     let logger: Logger
     /// Where its probes read and wait.
     let loop: EventLoop
 
-    public init(configPath: String, loop: EventLoop, logger: Logger) {
+    public init(configPath: String, lastGood: String? = nil, loop: EventLoop, logger: Logger) {
         self.loop = loop
         self.configPath = configPath
+        self.lastGood = lastGood
         self.logger = logger
     }
 
     public func run() async -> [DoctorCheck] {
-        var config: GatewayConfig
-        var checks: [DoctorCheck]
-        do {
-            config = try TOMLConfigLoader.load(path: configPath)
-            checks = [DoctorCheck("configuration", .pass, "\(configPath) is valid")]
-            do {
-                try GatewayAssembly.checkFiles(config)
-            } catch {
-                checks.append(DoctorCheck("configured files", .fail, error.description))
-            }
-        } catch {
-            // The rest is still worth knowing (a new Pi often has no config yet): checked against the defaults.
-            config = GatewayConfig()
-            checks = [DoctorCheck("configuration", .fail, error.description + "; the checks below use the defaults",
-                                  fix: "correct the file (or copy deploy/ridegate.toml.example there); `ridegate run --check-config` re-checks it")]
-        }
+        let (config, configured) = configuration()
+        var checks = configured
         checks += await gps(config)
         checks += serialConfiguration(config)
         checks += await bluetooth(config)
@@ -39,6 +28,32 @@ public struct Doctor: Sendable {
         checks.append(await broker(config))
         checks.append(clock())
         return checks
+    }
+
+    /// The configuration the checks use and its own check: the file (named with what it links to: the image's is the
+    /// card's FAT file); when it fails, the daemon's last good copy if there is one (what the daemon runs), else the
+    /// defaults, since the rest is still worth knowing (a new Pi often has no config yet).
+    private func configuration() -> (GatewayConfig, [DoctorCheck]) {
+        let resolved = ProcessPaths.resolved(configPath)
+        let named = resolved == configPath ? configPath : "\(configPath) (→ \(resolved))"
+        let config: GatewayConfig
+        do {
+            config = try TOMLConfigLoader.load(path: configPath)
+        } catch {
+            let fix = "correct the file (or copy deploy/ridegate.toml.example there); `ridegate run --check-config` re-checks it"
+            if let lastGood, let kept = try? TOMLConfigLoader.load(path: lastGood) {
+                return (kept, [DoctorCheck("configuration", .fail, error.description + "; the daemon runs the last good copy \(lastGood), "
+                                           + "and the checks below use it", fix: fix)])
+            }
+            return (GatewayConfig(), [DoctorCheck("configuration", .fail, error.description + "; the checks below use the defaults", fix: fix)])
+        }
+        var checks = [DoctorCheck("configuration", .pass, "\(named) is valid")]
+        do {
+            try GatewayAssembly.checkFiles(config)
+        } catch {
+            checks.append(DoctorCheck("configured files", .fail, error.description))
+        }
+        return (config, checks)
     }
 
     func gps(_ config: GatewayConfig) async -> [DoctorCheck] {
@@ -89,7 +104,8 @@ public struct Doctor: Sendable {
         }
         let configTxt = (try? TextFile.read("/boot/firmware/config.txt")) ?? (try? TextFile.read("/boot/config.txt")) ?? ""
         let cmdline = (try? TextFile.read("/boot/firmware/cmdline.txt")) ?? (try? TextFile.read("/boot/cmdline.txt")) ?? ""
-        return PiSerialConfiguration.check(model: model, configTxt: configTxt, cmdlineTxt: cmdline, gpsDevice: config.gps.device)
+        let device = ProcessPaths.resolved(config.gps.device)
+        return PiSerialConfiguration.check(model: model, configTxt: configTxt, cmdlineTxt: cmdline, gpsDevice: device)
     }
 
     static func checkName(_ kind: SensorProfile) -> String { kind.plural }

@@ -48,7 +48,7 @@ public enum GatewayAssembly {
         if let button = config.button { sources.append(LapButtonSource(button: button, clock: clock, logger: logger.labeled("button"), loop: loop)) }
         // systemd hears "stopping" first and the rest of the orderly stop after it.
         let health = HealthFields()
-        // Read before the MQTT client starts: from then on the spool is the client's, on the loop's thread only
+        // Read before the MQTTPublisher starts: from then on the spool is the publisher's, on the loop's thread only
         // (SQLite's connection is not shared between threads; reading it here during the first connect crashed).
         let sequences = readings.sequences()
         let core = makeCore(config, sequences: sequences, version: version, lastGoodInForce: lastGoodInForce,
@@ -90,7 +90,7 @@ public enum GatewayAssembly {
     package static func rideLog(_ config: GatewayConfig, version: String, outputs: [any EffectSink], health: HealthFields, loop: EventLoop,
                         timeScale: Double = 1, waitForUploads: Double = 0, logger: Logger) -> [any EffectSink] {
         let file = RideLogFile(path: rideLogPath(config.stateDirectory), newRideAfter: config.ride.newRideAfterMinutes * 60,
-                               context: rideContext(config))
+                               context: rideContext(config), uploadServices: config.upload.services)
         var policy = RideLogSink.Policy(
             exportDirectory: config.ride.exportDirectory, exportFormats: config.ride.exportFormats,
             maximumBytes: Int64(config.ride.maximumMegabytes * 1_048_576), maximumAgeDays: config.ride.keepDays)
@@ -128,7 +128,7 @@ public enum GatewayAssembly {
     /// The zones a ride's time in zone is counted in and the rider its calories are for, from the config.
     public static func rideContext(_ config: GatewayConfig) -> RideStatistics.Context {
         RideStatistics.Context(heartRateZones: config.heartRate.enabled ? config.zones.zones : nil, powerZones: config.zones.powerZones,
-                               rider: config.rider, thresholdPower: config.zones.ftp)
+                               rider: config.rider, ftp: config.zones.ftp)
     }
 
     /// The spool in the state directory: damaged files salvaged, a full or unwritable disk bridged in memory
@@ -288,7 +288,8 @@ public enum GatewayAssembly {
             }
             // A secret is a line: the file is a few bytes, never a FIFO or a device.
             let text = String(decoding: try SmallFile.read(path, limit: Self.longestPasswordFile), as: UTF8.self)
-            let line = String(text.prefix { $0 != "\n" && $0 != "\r" })
+            // isNewline: a file saved on Windows ends its line in CR LF, one Character in Swift.
+            let line = String(text.prefix { !$0.isNewline })
             guard key == "mqtt.password_file" || !line.isEmpty else {
                 throw SetupError(description: "\(key) = \"\(path)\": the file is empty; put the secret on its first line")
             }

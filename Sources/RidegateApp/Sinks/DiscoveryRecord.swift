@@ -46,7 +46,7 @@ public struct DiscoveryRecord: Sendable {
     public func remember(_ sensors: [AnnouncedSensor]) throws(FileWriteError) {
         let lines = sensors.map { s in
             // A name comes from the sensor itself: no line breaks or tabs into the file.
-            let name = String(s.name.map { $0 == "\n" || $0 == "\r" || $0 == "\t" ? " " : $0 })
+            let name = String(s.name.map { $0.isNewline || $0 == "\t" ? " " : $0 })
             return [s.sensor.kind.rawValue, s.sensor.id, s.measures.sorted().map(\.rawValue).joined(separator: ","), name].joined(separator: "\t")
         }
         try TextFile.replace(sensorsFile, with: lines.map { $0 + "\n" }.joined())

@@ -58,7 +58,7 @@ public struct RideExporter: Sendable {
         guard let summary = made else { throw .empty }
         let export = RideExport(summary: summary, name: ride.name, creator: creator, softwareVersion: Self.softwareVersion(creator),
                                 serialNumber: UInt32(truncatingIfNeeded: ride.id), devices: devices, context: context,
-                                thresholdPower: context.thresholdPower, utcOffsetSeconds: LocalTime.utcOffset(at: summary.statistics.start))
+                                ftp: context.ftp, utcOffsetSeconds: LocalTime.utcOffset(at: summary.statistics.start))
         var writer = format.writer(export)
         var pending: [UInt8] = []
         var outputFailure: Failure?

@@ -22,7 +22,8 @@ public final class RideLogSink: EffectSink, @unchecked Sendable {
         public var exportFormats: [RideFileFormat]
         public var maximumBytes: Int64?
         public var maximumAgeDays: Double?
-        /// The training sites each ride is queued for once it ended and its files are written.
+        /// The training sites configured: the ride log queues a ride for each in the commit that ends it
+        /// (`RideLogFile`'s), and the uploader is woken once that batch is written.
         public var uploadServices: [UploadService] = []
 
         public init(exportDirectory: String? = nil, exportFormats: [RideFileFormat] = [.fit], maximumBytes: Int64? = nil,
@@ -78,6 +79,7 @@ public final class RideLogSink: EffectSink, @unchecked Sendable {
         // uploader opens it only after that (a second connection would race this one's first setup of the file),
         // and then works what an earlier run left queued.
         queue.async { [self] in
+            sweepExportDirectory()
             if openStore() != nil, !policy.uploadServices.isEmpty { uploadsQueued() }
         }
     }
@@ -117,6 +119,7 @@ public final class RideLogSink: EffectSink, @unchecked Sendable {
                 let now = pending.lastPointTime
                 flush(now: true)
                 if let store = file.store { finishRides(store, includingNewest: true, now: now) }
+                file.close()
                 if !pending.isEmpty || dropped > 0 {
                     logger.error("the ride log could not be written before the stop; this part of the ride is lost", [
                         ("ride_log.lost", String(pending.count)), ("ride_log.dropped", String(dropped)), ("error", lastError ?? "-"),
@@ -191,11 +194,23 @@ public final class RideLogSink: EffectSink, @unchecked Sendable {
         reportState()
     }
 
+    /// Entries wait only while the log cannot be written: a batch on its way to a writable log is not waiting
+    /// (the stop's last `health` could otherwise catch one mid-write and say so).
     private func reportState() {
         health.set("ride_log", lastError == nil ? "disk" : "memory")
-        health.set("ride_log_waiting", Int64(pending.count))
+        health.set("ride_log_waiting", lastError == nil ? 0 : Int64(pending.count))
         health.set("ride_log_dropped", dropped)
         health.set("ride_log_recoveries", Int64(file.recoveries))
+    }
+
+    /// A ride file being written when the power went is a hidden temporary file in the export directory (the
+    /// file itself is whole or absent, and written again): removed, and said.
+    private func sweepExportDirectory() {
+        guard let directory = policy.exportDirectory else { return }
+        let removed = AtomicFile.removeLeftovers(in: directory)
+        guard !removed.isEmpty else { return }
+        logger.notice("removed ride files left half-written by an interrupted export (a power cut)",
+                      [("rides.export_directory", directory), ("files", removed.joined(separator: " "))])
     }
 
     /// Exports what is due, announces the newest finished ride, applies the limits.
@@ -218,25 +233,13 @@ public final class RideLogSink: EffectSink, @unchecked Sendable {
             // Read again for the announcement's `exported`; should that fail, it says what the first read did.
             if !files.isEmpty, let again = try? store.rides() { rides = again }
         }
-        queueUploads(store, finished)
+        if !policy.uploadServices.isEmpty, !finished.isEmpty { uploadsQueued() }
         let announced = includingNewest ? rides.last.map { [$0.id] } ?? [] : finished
         if let ride = rides.last(where: { announced.contains($0.id) }) {
             let uploads = policy.uploadServices.isEmpty ? nil : (try? store.uploads(ride: ride.id)) ?? [] // unreadable: said by the uploader
             announce(Publication(topic: .ridesLast, payload: RideListing.object(ride, files: files[ride.id] ?? [], uploads: uploads), retain: true))
         }
         if let now { keepWithinLimits(store, now: now) }
-    }
-
-    /// Queues the rides that just ended (their files written) for each training site.
-    private func queueUploads(_ store: SQLiteRideStore, _ finished: [Int64]) {
-        guard !policy.uploadServices.isEmpty, !finished.isEmpty else { return }
-        do {
-            for ride in finished { try store.queueUploads(ride: ride, services: policy.uploadServices) }
-            uploadsQueued()
-        } catch {
-            logger.error("cannot queue the ride for upload; run `ridegate upload retry RIDE` once the ride log can be written",
-                         [("rides", finished.map(String.init).joined(separator: ",")), ("error", error.description)])
-        }
     }
 
     private func export(_ ride: SQLiteRideStore.Ride, from store: SQLiteRideStore, into directory: String) -> [String] {

@@ -9,19 +9,30 @@ final class StravaSession: @unchecked Sendable {
     private let library: CurlLibrary
     private let logger: Logger
     private var token: StravaToken?
-    /// A limit the last answer said was used up: nothing is asked before then.
+    /// A limit the last answer said was used up: nothing is asked before then (overall), no upload asked after
+    /// (reads: the polls).
     private var limitedUntil: Timestamp?
+    private var readsLimitedUntil: Timestamp?
+    /// How many times faster than real time the clock runs (the demo's `--speed`): a limit's reset comes sooner
+    /// by as much, as every other wait of the upload pass does.
+    private let timeScale: Double
 
-    init(site: GatewayConfig.Strava, library: CurlLibrary, logger: Logger) {
+    init(site: GatewayConfig.Strava, library: CurlLibrary, logger: Logger, timeScale: Double = 1) {
         self.site = site
         self.library = library
         self.logger = logger
+        self.timeScale = timeScale
     }
 
     func work(_ job: UploadJob, _ upload: UploadPass.UploadFile) -> UploadVerdict {
         let now = SystemClock.wallClock()
+        // The pass divides a verdict's wait by the time scale; `until` is already on the scaled clock.
         if let until = limitedUntil, until > now {
-            return .retry(after: until - now, reason: "Strava's rate limit is used up until \(until.iso8601)")
+            return .retry(after: (until - now) * timeScale, reason: "Strava's rate limit is used up until \(until.iso8601)")
+        }
+        if job.state == .processing, let until = readsLimitedUntil, until > now {
+            return .retry(after: (until - now) * timeScale,
+                          reason: "Strava's read limit (the questions about uploads) is used up until \(until.iso8601)")
         }
         var current: StravaToken
         switch usableToken(now: now) {
@@ -43,7 +54,8 @@ final class StravaSession: @unchecked Sendable {
     }
 
     private func exchange(_ job: UploadJob, _ upload: UploadPass.UploadFile, token: StravaToken, now: Timestamp) -> UploadVerdict {
-        let request = if job.state == .processing, let id = job.uploadID {
+        let polling = job.state == .processing && job.uploadID != nil
+        let request = if polling, let id = job.uploadID {
             StravaProtocol.poll(baseURL: site.baseURL, accessToken: token.accessToken, uploadID: id)
         } else {
             StravaProtocol.upload(baseURL: site.baseURL, accessToken: token.accessToken, file: upload.path, fileName: upload.name,
@@ -51,8 +63,12 @@ final class StravaSession: @unchecked Sendable {
         }
         switch HTTPTransfer(library: library, caFile: site.caFile).perform(request) {
         case .success(let response):
-            limitedUntil = StravaProtocol.limitReached(response) ? now + StravaProtocol.rateLimitWait(response, now: now) : nil
-            return StravaProtocol.interpret(response, now: now)
+            limitedUntil = StravaProtocol.limitReached(response) ? now + StravaProtocol.rateLimitWait(response, now: now) / timeScale : nil
+            if polling {
+                readsLimitedUntil = StravaProtocol.limitReached(response, for: .reads)
+                    ? now + StravaProtocol.rateLimitWait(response, now: now, for: .reads) / timeScale : nil
+            }
+            return StravaProtocol.interpret(response, now: now, for: polling ? .reads : .overall)
         case .failure(let failure):
             return UploadPass.verdict(failure, site: "Strava")
         }

@@ -27,7 +27,7 @@ final class UploadPass: @unchecked Sendable {
         self.settings = settings
         self.library = library
         self.logger = logger
-        strava = settings.strava.map { StravaSession(site: $0, library: library, logger: logger) }
+        strava = settings.strava.map { StravaSession(site: $0, library: library, logger: logger, timeScale: settings.timeScale) }
     }
 
     func run() -> Outcome {
@@ -142,9 +142,7 @@ final class UploadPass: @unchecked Sendable {
             job.nextAttempt = nil
             job.uploadID = nil
         case .processing(let upload):
-            job.state = .processing
-            job.uploadID = upload
-            job.nextAttempt = SystemClock.wallClock() + StravaProtocol.pollSeconds / settings.timeScale
+            job = job.processing(uploadID: upload, at: SystemClock.wallClock(), timeScale: settings.timeScale)
         case .retry(let after, let reason):
             job = retry(job, after: after, reason)
         case .resend(let reason), .refreshToken(let reason):

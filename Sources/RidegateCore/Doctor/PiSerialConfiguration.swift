@@ -9,12 +9,17 @@ public enum PiSerialConfiguration {
             .contains { model.contains($0) }
     }
 
-    /// Findings for a GPS on the header UART. `configTxt` and `cmdlineTxt` are the files' contents.
+    /// The header UART's names: Raspberry Pi OS's (`serial0`, the mini UART `ttyS0`, the PL011 `ttyAMA0`; the Pi 5's
+    /// debug connector `ttyAMA10`) and Debian's kernel's (the mini UART `ttyS1`, after the device trees' `serial1`).
+    static let headerDevices = ["serial0", "ttyS0", "ttyS1", "ttyAMA0", "ttyAMA10"]
+
+    /// Findings for a GPS on the header UART. `configTxt` and `cmdlineTxt` are the files' contents; `gpsDevice` the
+    /// device with links followed (`/dev/ridegate-gps` names the UART it links to).
     public static func check(model: String, configTxt: String, cmdlineTxt: String, gpsDevice: String) -> [DoctorCheck] {
         let settings = activeSettings(configTxt)
         let overlays = settings.filter { $0.key == "dtoverlay" }.map(\.value)
         var checks: [DoctorCheck] = []
-        let onHeader = ["/dev/serial0", "/dev/ttyS0", "/dev/ttyAMA0", "/dev/ttyAMA10"].contains(gpsDevice)
+        let onHeader = headerDevices.contains { "/dev/\($0)" == gpsDevice }
 
         if overlays.contains(where: { $0.hasPrefix("disable-bt") || $0.hasPrefix("pi3-disable-bt") }) {
             checks.append(DoctorCheck("UART and Bluetooth", .fail, "config.txt has dtoverlay=disable-bt: the on-board Bluetooth is off, and ridegate needs it for the sensors",
@@ -34,9 +39,11 @@ public enum PiSerialConfiguration {
         } else {
             checks.append(DoctorCheck("UART and Bluetooth", .pass, onHeader ? "\(model): separate UARTs for Bluetooth and the header" : "the GPS is not on the header UART"))
         }
-        if onHeader, cmdlineTxt.split(separator: " ").contains(where: { $0.hasPrefix("console=serial0") || $0.hasPrefix("console=ttyS0") || $0.hasPrefix("console=ttyAMA0") }) {
-            checks.append(DoctorCheck("serial console", .fail, "cmdline.txt puts a login console on the UART the GPS uses",
-                                      fix: "remove console=serial0,115200 from /boot/firmware/cmdline.txt (or raspi-config → Interface → Serial: no login shell, hardware yes)"))
+        let consoles = cmdlineTxt.split(whereSeparator: \.isWhitespace).filter { word in headerDevices.contains { word.hasPrefix("console=\($0)") } }
+        if onHeader, let console = consoles.first {
+            checks.append(DoctorCheck("serial console", .fail, "cmdline.txt puts a login console on the UART the GPS uses (\(console))",
+                                      fix: "remove \(console) from /boot/firmware/cmdline.txt (or raspi-config → Interface → Serial: no login shell, "
+                                        + "hardware yes; on Debian's kernel set CONSOLES=\"tty0\" in /etc/default/raspi-firmware)"))
         }
         return checks
     }
@@ -45,7 +52,8 @@ public enum PiSerialConfiguration {
     /// settings under [all] or before any section, and under sections naming any Pi, count).
     static func activeSettings(_ text: String) -> [(key: String, value: String)] {
         var result: [(String, String)] = []
-        for raw in text.split(separator: "\n") {
+        // isNewline: a file saved on Windows ends its lines in CR LF, one Character in Swift, never equal to "\n".
+        for raw in text.split(whereSeparator: \.isNewline) {
             let line = raw.prefix { $0 != "#" }.trimmingCharacters(in: " \t\r")
             guard !line.isEmpty, !line.hasPrefix("["), let equals = line.firstIndex(of: "=") else { continue }
             result.append((String(line[..<equals]).trimmingCharacters(in: " \t"), String(line[line.index(after: equals)...]).trimmingCharacters(in: " \t")))

@@ -56,7 +56,7 @@ public struct FITActivity: RideFileWriter {
         let whole = export.summary.statistics
         encoder.data(local: Local.session) { w in
             Self.summary(&w, export, whole, event: 8) // session
-            w.u16(export.thresholdPower.map { UInt16(clamping: $0) } ?? 0xFFFF)
+            w.u16(export.ftp.map { UInt16(clamping: $0) } ?? 0xFFFF)
             w.u16(0) // first_lap_index
             w.u16(UInt16(clamping: export.summary.laps.count))
             w.u8(0) // trigger: activity_end
@@ -157,7 +157,7 @@ public struct FITActivity: RideFileWriter {
             if let zones = export.context.powerZones {
                 for seconds in s.powerZoneSeconds ?? Array(repeating: 0, count: zones.count + 1) { w.u32(Self.scaled32(seconds, 1000)) }
                 for bound in zones.lowerBounds.map({ $0 - 1 }) + [0xFFFE] { w.u16(UInt16(clamping: max(0, bound))) }
-                w.u16(export.thresholdPower.map { UInt16(clamping: $0) } ?? 0xFFFF)
+                w.u16(export.ftp.map { UInt16(clamping: $0) } ?? 0xFFFF)
             }
         }
     }

@@ -45,7 +45,7 @@ public struct FITActivityFile: Sendable {
         public var ascentMeters: Int?
         public var descentMeters: Int?
         public var calories: Int?
-        public var thresholdPower: Int?
+        public var ftp: Int?
     }
 
     public struct Event: Sendable, Equatable {
@@ -60,7 +60,7 @@ public struct FITActivityFile: Sendable {
     public var sessions: [Totals] = []
     public var laps: [Totals] = []
     /// The rider's FTP in the zones target message (functional_threshold_power), where the head unit wrote one.
-    public var zonesThresholdPower: Int?
+    public var zonesFTP: Int?
 
     public init(_ bytes: [UInt8]) throws(FITDecodingError) {
         self.init(messages: try FITDecoder.decode(bytes))
@@ -77,7 +77,7 @@ public struct FITActivityFile: Sendable {
                 }
             case 18: sessions.append(Self.totals(message, offsets: Self.sessionFields))
             case 19: laps.append(Self.totals(message, offsets: Self.lapFields))
-            case 7: zonesThresholdPower = message.integer(3).map { Int(clamping: $0) } ?? zonesThresholdPower
+            case 7: zonesFTP = message.integer(3).map { Int(clamping: $0) } ?? zonesFTP
             default: break
             }
         }
@@ -132,6 +132,6 @@ public struct FITActivityFile: Sendable {
                       maximumSpeed: scaled(m.integer(f.maximumSpeed), 1000), averageHeartRate: int(f.averageHeartRate),
                       maximumHeartRate: int(f.maximumHeartRate), averageCadence: int(f.averageCadence), averagePower: int(f.averagePower),
                       maximumPower: int(f.maximumPower), normalizedPower: int(f.normalizedPower), workJoules: m.integer(f.work),
-                      ascentMeters: int(f.ascent), descentMeters: int(f.descent), calories: int(11), thresholdPower: int(f.threshold))
+                      ascentMeters: int(f.ascent), descentMeters: int(f.descent), calories: int(11), ftp: int(f.threshold))
     }
 }

@@ -12,12 +12,12 @@ public struct RideExport: Sendable {
     public var devices: [RideDevice]
     public var context: RideStatistics.Context
     /// The rider's functional threshold power (FIT's threshold_power), when configured.
-    public var thresholdPower: Int?
+    public var ftp: Int?
     /// Seconds east of UTC where the ride was ridden (FIT's local_timestamp), when known.
     public var utcOffsetSeconds: Int?
 
     public init(summary: RideSummary, name: String, creator: String, softwareVersion: Double? = nil, serialNumber: UInt32 = 1,
-                devices: [RideDevice] = [], context: RideStatistics.Context = .init(), thresholdPower: Int? = nil, utcOffsetSeconds: Int? = nil) {
+                devices: [RideDevice] = [], context: RideStatistics.Context = .init(), ftp: Int? = nil, utcOffsetSeconds: Int? = nil) {
         self.summary = summary
         self.name = name
         self.creator = creator
@@ -25,7 +25,7 @@ public struct RideExport: Sendable {
         self.serialNumber = serialNumber
         self.devices = devices
         self.context = context
-        self.thresholdPower = thresholdPower
+        self.ftp = ftp
         self.utcOffsetSeconds = utcOffsetSeconds
     }
 }

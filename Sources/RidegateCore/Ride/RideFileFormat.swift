@@ -20,7 +20,7 @@ public enum RideFileFormat: String, Sendable, CaseIterable, Comparable {
                       context: RideStatistics.Context = .init()) -> [UInt8] {
         guard let summary = RideSummary.of(points, laps: laps, context: context) else { return [] }
         var writer = writer(RideExport(summary: summary, name: name, creator: creator, serialNumber: serialNumber, context: context,
-                                       thresholdPower: context.thresholdPower))
+                                       ftp: context.ftp))
         var bytes: [UInt8] = []
         for point in points {
             writer.add(point)

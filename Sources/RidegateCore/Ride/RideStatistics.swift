@@ -52,14 +52,14 @@ public struct RideStatistics: Sendable, Equatable {
         public var powerZones: ZoneBoundaries?
         public var rider: RiderProfile?
         /// The functional threshold power the power zones come from (a FIT file's threshold_power).
-        public var thresholdPower: Int?
+        public var ftp: Int?
 
         public init(heartRateZones: ZoneBoundaries? = nil, powerZones: ZoneBoundaries? = nil, rider: RiderProfile? = nil,
-                    thresholdPower: Int? = nil) {
+                    ftp: Int? = nil) {
             self.heartRateZones = heartRateZones
             self.powerZones = powerZones
             self.rider = rider
-            self.thresholdPower = thresholdPower
+            self.ftp = ftp
         }
     }
 

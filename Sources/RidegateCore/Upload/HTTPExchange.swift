@@ -40,6 +40,23 @@ public struct HTTPRequest: Sendable, Equatable {
         self.basicAuth = basicAuth
     }
 
+    /// `application/x-www-form-urlencoded` (a form body, a query's values): unreserved bytes as they are, the rest
+    /// percent-encoded.
+    public static func formEncoded(_ text: String) -> String {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var out = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                out += "%" + String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 15)]], as: UTF8.self)
+            }
+        }
+        return out
+    }
+
     public static func == (a: HTTPRequest, b: HTTPRequest) -> Bool {
         a.method == b.method && a.url == b.url && a.headers == b.headers && a.body == b.body
             && a.basicAuth?.user == b.basicAuth?.user && a.basicAuth?.password == b.basicAuth?.password

@@ -1,15 +1,16 @@
-/// intervals.icu's upload, as its API documents it (https://intervals.icu/api/v1/docs): the FIT file posted as
-/// multipart form data to `/api/v1/athlete/{id}/activities` with HTTP basic authentication, user `API_KEY` and
-/// the key as the password. 201 with the new activity's id; the same file again, 200 with the activity it made.
+/// intervals.icu's upload, as its API documents it (https://intervals.icu/api/v1/docs and the forum's "API
+/// Integration Cookbook"): the FIT file posted as multipart form data (`file`) to `/api/v1/athlete/{id}/activities`
+/// with HTTP basic authentication, user `API_KEY` and the key as the password; the activity's `name` and
+/// `external_id` are URL parameters, as the cookbook shows them. A file it already has is not stored again ("hash of
+/// file data is checked"); clients see 201 for a new activity and 200 with the existing one, its id in `id` (or in
+/// `activities[0].id`).
 public enum IntervalsICUProtocol {
     public static func upload(baseURL: String, athleteID: String, apiKey: String, file: String, fileName: String,
                               rideName: String, externalID: String) -> HTTPRequest {
-        HTTPRequest(method: .post, url: "\(baseURL)/api/v1/athlete/\(athleteID)/activities", headers: ["Accept: application/json"],
-                    body: .multipart([
-                        .file(name: "file", path: file, fileName: fileName, contentType: "application/octet-stream"),
-                        .field(name: "name", value: rideName),
-                        .field(name: "external_id", value: externalID),
-                    ]), basicAuth: (user: "API_KEY", password: apiKey))
+        let query = [("name", rideName), ("external_id", externalID)].map { "\($0.0)=\(HTTPRequest.formEncoded($0.1))" }.joined(separator: "&")
+        return HTTPRequest(method: .post, url: "\(baseURL)/api/v1/athlete/\(athleteID)/activities?\(query)", headers: ["Accept: application/json"],
+                           body: .multipart([.file(name: "file", path: file, fileName: fileName, contentType: "application/octet-stream")]),
+                           basicAuth: (user: "API_KEY", password: apiKey))
     }
 
     public static func activityURL(baseURL: String, activityID: String) -> String {
@@ -20,7 +21,8 @@ public enum IntervalsICUProtocol {
         let said = UploadAnswer.message(response.body)
         switch response.status {
         case 200, 201:
-            guard let id = UploadAnswer.identifier(response.body, "id") else {
+            let answer = UploadAnswer.object(response.body)
+            guard let id = UploadAnswer.identifier(answer?["id"]) ?? UploadAnswer.identifier(answer?["activities"]?.array?.first?["id"]) else {
                 return .retry(after: nil, reason: "intervals.icu answered \(response.status) without an activity id")
             }
             return .done(activityID: id, duplicate: response.status == 200)
@@ -46,10 +48,6 @@ enum UploadAnswer {
     }
 
     /// A string or integer member as text ("i1001", 9001).
-    static func identifier(_ body: String, _ key: String) -> String? {
-        identifier(object(body)?[key])
-    }
-
     static func identifier(_ value: JSONValue?) -> String? {
         switch value {
         case .string(let s) where !s.isEmpty && s.utf8.count <= 64 && s.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }): s

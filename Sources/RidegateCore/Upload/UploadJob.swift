@@ -53,6 +53,26 @@ public struct UploadJob: Sendable, Equatable {
         !isFinished && (nextAttempt.map { $0 <= now || $0 - now > Self.longestWait } ?? true)
     }
 
+    /// Strava took the file, or was asked about it again, and still processes it. `attempts` counts the questions
+    /// (the upload's own answer is 0) and spaces the next (`StravaProtocol.pollDelay`, divided by `timeScale`); after
+    /// `StravaProtocol.maximumPolls` the job fails, saying what to do.
+    public func processing(uploadID: String, at now: Timestamp, timeScale: Double = 1) -> UploadJob {
+        var job = self
+        let polls = state == .processing ? attempts + 1 : 0
+        guard polls < StravaProtocol.maximumPolls else {
+            job.state = .failed
+            job.detail = "Strava had not processed the upload after \(polls) questions over about 70 minutes; "
+                + "see strava.com/athlete/training, or send it again with `ridegate upload retry \(ride)`"
+            job.nextAttempt = nil
+            return job
+        }
+        job.state = .processing
+        job.uploadID = uploadID
+        job.attempts = polls
+        job.nextAttempt = now + StravaProtocol.pollDelay(polls: polls) / timeScale
+        return job
+    }
+
     /// A job read back at a start: an upload cut off mid-way is sent again.
     public func resumed() -> UploadJob {
         var job = self

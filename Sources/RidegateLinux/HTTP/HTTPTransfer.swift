@@ -44,7 +44,7 @@ public struct HTTPTransfer: Sendable {
             case .none:
                 break
             case .form(let fields):
-                let encoded = fields.map { Self.formEncoded($0.0) + "=" + Self.formEncoded($0.1) }.joined(separator: "&")
+                let encoded = fields.map { HTTPRequest.formEncoded($0.0) + "=" + HTTPRequest.formEncoded($0.1) }.joined(separator: "&")
                 rg_curl_set_string(library.handle, curl, CURLOPT_COPYPOSTFIELDS, encoded)
             case .multipart(let parts):
                 mime = multipart(curl, parts)
@@ -106,22 +106,6 @@ public struct HTTPTransfer: Sendable {
         }
     }
 
-    /// `application/x-www-form-urlencoded`: unreserved bytes as they are, the rest percent-encoded.
-    static func formEncoded(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                let hex = Array("0123456789ABCDEF".utf8)
-                out += "%" + String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 15)]], as: UTF8.self)
-            }
-        }
-        return out
-    }
-
     /// What the site sent, bounded: an answer to an upload is a few hundred bytes of JSON.
     private final class Received {
         fileprivate(set) var body: [UInt8] = []
@@ -151,6 +135,7 @@ public struct HTTPTransfer: Sendable {
 
 private extension Substring {
     var trimmingSpaces: String {
-        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }.reversed())
+        // Swift reads a header line's CR LF as one Character, equal to neither "\r" nor "\n": isNewline is true of it.
+        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" || $0.isNewline }.reversed())
     }
 }

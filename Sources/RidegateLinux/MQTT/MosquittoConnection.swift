@@ -38,7 +38,7 @@ struct MQTTRefusal {
 /// `MQTTPublisher`'s.
 final class MosquittoConnection: @unchecked Sendable {
     // @unchecked: `handle` and the loop-only state are touched only on `loop`'s thread, except the blocking
-    // (re)connect on its own thread, which runs only while `phase` is `.connecting` (when the loop leaves the
+    // (re)connect on its own thread, which runs only while `phase` is `.attempting` (when the loop leaves the
     // handle alone); the few facts other threads read are in `Locked` values.
     private nonisolated(unsafe) let handle: OpaquePointer
     private let settings: MQTTSettings

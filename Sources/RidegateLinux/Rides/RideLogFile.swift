@@ -11,6 +11,7 @@ public final class RideLogFile: @unchecked Sendable {
     public let path: String
     public let newRideAfter: Double
     public let context: RideStatistics.Context
+    public let uploadServices: [UploadService]
     private let now: @Sendable () -> Double
     public private(set) var store: SQLiteRideStore?
     private var nextAttempt = 0.0
@@ -31,11 +32,12 @@ public final class RideLogFile: @unchecked Sendable {
         case recovered(damage: SpoolError, aside: String, salvage: RideLogSalvage)
     }
 
-    public init(path: String, newRideAfter: Double, context: RideStatistics.Context,
+    public init(path: String, newRideAfter: Double, context: RideStatistics.Context, uploadServices: [UploadService] = [],
                 now: @escaping @Sendable () -> Double = SystemClock.monotonicSeconds) {
         self.path = path
         self.newRideAfter = newRideAfter
         self.context = context
+        self.uploadServices = uploadServices
         self.now = now
     }
 
@@ -59,6 +61,13 @@ public final class RideLogFile: @unchecked Sendable {
         }
     }
 
+    /// Closes the store at an orderly stop: SQLite, closing its last connection, moves the WAL into the file and
+    /// removes it, so the file alone holds the ride (a reader that cannot use the WAL — a read-only copy, another
+    /// user — sees all of it). Left to the process's end, the close did not always come.
+    public func close() {
+        store = nil
+    }
+
     /// The store found damage while reading or writing: close it; the next `open` sets the file aside and
     /// salvages it.
     public func damaged() {
@@ -71,7 +80,7 @@ public final class RideLogFile: @unchecked Sendable {
 
     private func openChecked() throws(SpoolError) -> Opened {
         do {
-            let opening = try SQLiteRideStore(path: path, newRideAfter: newRideAfter, context: context)
+            let opening = try SQLiteRideStore(path: path, newRideAfter: newRideAfter, context: context, uploadServices: uploadServices)
             try opening.checkIntegrity()
             store = opening
             return .opened
@@ -90,7 +99,7 @@ public final class RideLogFile: @unchecked Sendable {
         _ = rename(path + "-wal", aside + "-wal")
         _ = unlink(path + "-shm")
         recoveries += 1
-        let fresh = try SQLiteRideStore(path: path, newRideAfter: newRideAfter, context: context)
+        let fresh = try SQLiteRideStore(path: path, newRideAfter: newRideAfter, context: context, uploadServices: uploadServices)
         let salvage = try RideLogSalvage.copy(from: aside, into: fresh)
         store = fresh
         return .recovered(damage: damage, aside: aside, salvage: salvage)

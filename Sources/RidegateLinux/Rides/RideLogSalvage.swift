@@ -3,9 +3,9 @@ import Glibc
 import RidegateCore
 
 /// What can still be read from a damaged ride log, copied into a new one: every row of its rides, points, laps
-/// and sensors that SQLite can reach, in rowid order, hopping over unreadable pages (1, 2, 4… rows past the last
-/// one read, so one bad leaf does not cost every row after it). A ride whose row was lost but whose points were
-/// not comes back from its points; a ride that lost points has its totals worked out again from what remains.
+/// and sensors that SQLite can reach, in rowid order, hopping over unreadable pages (`DamagedTableScan`). A ride
+/// whose row was lost but whose points were not comes back from its points; a ride that lost points has its
+/// totals worked out again from what remains.
 public struct RideLogSalvage: Sendable, Equatable {
     /// Rides and points saved into the new file.
     public var rides = 0
@@ -65,31 +65,12 @@ public struct RideLogSalvage: Sendable, Equatable {
         let insert = try store.prepare("INSERT OR IGNORE INTO \(table) (\(list)) VALUES (\(names.indices.map { "?\($0 + 1)" }.joined(separator: ", ")))")
         defer { sqlite3_finalize(insert) }
         var copied = 0
-        var after = Int64.min
-        var skip: Int64 = 0
-        for _ in 0..<maximumRestarts {
-            var select: OpaquePointer?
-            guard sqlite3_prepare_v2(source, "SELECT rowid, \(list) FROM \(table) WHERE rowid > ?1 ORDER BY rowid", -1, &select, nil) == SQLITE_OK,
-                  let select else { return copied }
-            sqlite3_bind_int64(select, 1, after.addingReportingOverflow(skip).partialValue)
-            var result = sqlite3_step(select)
-            var progressed = false
-            while result == SQLITE_ROW {
-                let rowid = sqlite3_column_int64(select, 0)
-                if rowid > after {
-                    sqlite3_reset(insert)
-                    for index in names.indices { sqlite3_bind_value(insert, Int32(index + 1), sqlite3_column_value(select, Int32(index + 1))) }
-                    if sqlite3_step(insert) == SQLITE_DONE { copied += 1 }
-                    after = rowid
-                    progressed = true
-                }
-                result = sqlite3_step(select)
-            }
-            sqlite3_finalize(select)
-            if result == SQLITE_DONE || after == Int64.max { return copied }
-            let (doubled, overflow) = skip.multipliedReportingOverflow(by: 2)
-            skip = progressed ? 1 : (overflow ? Int64.max : max(1, doubled))
-            if after.addingReportingOverflow(skip).overflow { return copied }
+        DamagedTableScan.scan(source, "SELECT rowid, \(list) FROM \(table) WHERE rowid > ?1 ORDER BY rowid", after: Int64.min,
+                              restarts: maximumRestarts) { select, _ in
+            sqlite3_reset(insert)
+            for index in names.indices { sqlite3_bind_value(insert, Int32(index + 1), sqlite3_column_value(select, Int32(index + 1))) }
+            if sqlite3_step(insert) == SQLITE_DONE { copied += 1 }
+            return true
         }
         return copied
     }

@@ -7,14 +7,9 @@ import RidegateCore
 /// (one transaction each: the SD card sees a write every few seconds, not one per fix, and no fsync per point);
 /// a power cut loses at most the batch in memory.
 ///
-/// Rides split on time (GPS time, never the Pi's clock): a point more than `newRideAfter` seconds after the
-/// ride last moved ends it (standing, at once: the bike parked at home is exported and uploaded there) or
-/// starts a new ride (moving), so a restart or a café stop continues the ride and the next morning does not;
-/// the next movement after a ride ended on purpose (`RideLogEntry.end`) starts a new one too. A bike standing
-/// still longer than that records nothing until it moves again; the standing tail of a ride ended that way is
-/// dropped, and a "ride" that never moved is removed. Shorter stops stay in the ride as they were (auto-pause
-/// is the points' moving flag, not deleted points). A ride is closed once it ended either way: only then are
-/// its totals stored, and only then can it count as exported.
+/// Which ride a point goes into is `RideBoundaries`' rule (the core's); this file keeps what it decides: the
+/// standing tail of a ride that ended parked is dropped, and a "ride" that never moved is removed. A ride is
+/// closed once it ended either way: only then are its totals stored, and only then can it count as exported.
 public final class SQLiteRideStore: @unchecked Sendable {
     public struct Ride: Sendable, Equatable {
         public var id: Int64
@@ -38,9 +33,11 @@ public final class SQLiteRideStore: @unchecked Sendable {
     public let path: String
     /// Opened only to read (a read-only state directory): nothing can be marked or removed.
     public let readOnly: Bool
-    public let newRideAfter: Double
+    public var newRideAfter: Double { boundaries.newRideAfter }
     /// The zones and the rider the totals are counted for.
     public let context: RideStatistics.Context
+    /// The training sites a ride is queued for as it ends, in the commit that closes it.
+    public let uploadServices: [UploadService]
     private(set) var db: OpaquePointer?
     /// This run's distance offset into its ride: the gateway's distance restarts at 0 with each run (and is
     /// measured from the run's start), the ride's carries on.
@@ -51,16 +48,18 @@ public final class SQLiteRideStore: @unchecked Sendable {
     private var devices: [String: RideDevice] = [:]
     /// Which (ride, sensor) rows hold the device as it is now.
     private var devicesWritten: [String: (ride: Int64, device: RideDevice)] = [:]
-    /// After a ride was ended on purpose: nothing is kept until the bike moves again.
-    private var awaitingMovement = false
+    /// Where each point goes: this ride, the next, or nowhere.
+    private var boundaries: RideBoundaries
     /// A ride begun without a position (named "Indoor ride …" until a point with one names it by its place).
     private var unplacedRide: Int64?
 
-    public init(path: String, newRideAfter: Double = 30 * 60, context: RideStatistics.Context = .init(), readOnly: Bool = false) throws(SpoolError) {
+    public init(path: String, newRideAfter: Double = 30 * 60, context: RideStatistics.Context = .init(),
+                uploadServices: [UploadService] = [], readOnly: Bool = false) throws(SpoolError) {
         self.path = path
         self.readOnly = readOnly
-        self.newRideAfter = newRideAfter
+        boundaries = RideBoundaries(newRideAfter: newRideAfter)
         self.context = context
+        self.uploadServices = uploadServices
         if !readOnly { SQLiteCalls.makePrivate(path) }
         let handle = readOnly ? try SQLiteCalls.openReadOnly(path) : try SQLiteCalls.open(path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
         db = handle
@@ -90,6 +89,9 @@ public final class SQLiteRideStore: @unchecked Sendable {
     public func record(entries batch: [RideLogEntry]) throws(SpoolError) {
         guard !batch.isEmpty else { return }
         try execute("BEGIN IMMEDIATE")
+        // What the batch decides on the way is undone with its rows: retried, it must decide the same (a ride
+        // parked in a batch that failed would otherwise wait for the bike to move again to end).
+        let before = (boundaries, runOffset, unplacedRide)
         var closed: [Int64] = []
         do throws(SpoolError) {
             var writer = try BatchWriter(store: self, current: try lastRide())
@@ -105,9 +107,12 @@ public final class SQLiteRideStore: @unchecked Sendable {
                 }
             }
             try writer.finish()
+            // Queued in the commit that ends the ride: a power cut leaves it open, or ended and queued.
+            for ride in closed { try queueUploads(ride: ride, services: uploadServices) }
             try execute("COMMIT")
         } catch {
             _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
+            (boundaries, runOffset, unplacedRide) = before
             devicesWritten.removeAll() // what the rolled-back batch wrote is not there
             throw error
         }
@@ -221,31 +226,29 @@ extension SQLiteRideStore {
         mutating func add(_ point: RidePoint) throws(SpoolError) -> Int64? {
             let t = point.time.secondsSince1970
             guard t.isFinite else { return nil }
-            if store.awaitingMovement {
-                guard point.moving else { return nil }
-                store.awaitingMovement = false
-            }
             var offset = store.runOffset
             if let ride = current, offset?.ride != ride.id { offset = (ride.id, ride.distance - point.distance) }
             let distance = max(current?.distance ?? 0, point.distance + (offset?.offset ?? 0))
             let moving = point.moving || distance > (current?.distance ?? 0) + 0.5
             var closed: Int64?
-            if let ride = current, t - ride.moved > store.newRideAfter || t < ride.start {
-                // Stood still (or was off) longer than a stop: the ride is over now — not when the bike next moves,
-                // so it is exported and uploaded while the bike stands at home — and nothing is kept until the bike
-                // moves, then a new ride.
-                guard moving || t < ride.start else {
-                    store.runOffset = offset
-                    store.awaitingMovement = true
-                    return try close(ride) // parked: over
-                }
-                closed = try close(ride)
+            let open = current.map { RideBoundaries.OpenRide(start: $0.start, end: $0.end, moved: $0.moved, points: $0.points) }
+            switch store.boundaries.place(time: t, pointMoving: point.moving, moving: moving, in: open) {
+            case .skip:
+                return nil
+            case .park:
+                store.runOffset = offset
+                guard let parked = current else { return nil }
+                return try close(parked) // parked: over
+            case .newRide:
+                if let ride = current { closed = try close(ride) }
+            case .add:
+                break
             }
             if current == nil {
                 try create(point)
                 offset = nil
             }
-            guard var ride = current, t > ride.end || ride.points == 0 else { return closed } // a repeated or old epoch
+            guard var ride = current else { return closed }
             if offset?.ride != ride.id { offset = (ride.id, ride.distance - point.distance) }
             store.runOffset = offset
             let pointDistance = max(ride.distance, point.distance + (offset?.offset ?? 0))
@@ -285,7 +288,7 @@ extension SQLiteRideStore {
             let create = try store.prepare("INSERT INTO rides (start, end, moved, distance, name, ftp, power_zones) VALUES (?1, ?1, ?1, 0, ?2, ?3, ?4)")
             sqlite3_bind_double(create, 1, t)
             SQLiteCalls.bindText(create, 2, name)
-            store.bind(create, 3, store.context.thresholdPower.map(Double.init))
+            store.bind(create, 3, store.context.ftp.map(Double.init))
             store.bind(create, 4, store.context.powerZones.map { $0.lowerBounds.map(String.init).joined(separator: ",") })
             let created = sqlite3_step(create)
             sqlite3_finalize(create)
@@ -307,7 +310,7 @@ extension SQLiteRideStore {
             guard var ride = current, time.secondsSince1970 >= ride.start else { return nil }
             ride.moved = ride.end
             current = ride
-            store.awaitingMovement = true
+            store.boundaries.rideEnded()
             return try close(ride)
         }
 
@@ -461,7 +464,7 @@ extension SQLiteRideStore {
         let zones = ZoneBoundaries(lowerBounds: text(statement, 1).split(separator: ",").compactMap { Int($0) })
         guard zones.isValid, zones.lowerBounds.allSatisfy({ (0...0xFFFE).contains($0) }) else { return ridden }
         ridden.powerZones = zones
-        ridden.thresholdPower = sqlite3_column_type(statement, 0) == SQLITE_NULL ? nil : Int(sqlite3_column_int64(statement, 0))
+        ridden.ftp = sqlite3_column_type(statement, 0) == SQLITE_NULL ? nil : Int(sqlite3_column_int64(statement, 0))
         return ridden
     }
 

@@ -62,7 +62,7 @@ public enum SerialPortError: Error, Sendable, CustomStringConvertible {
         case .unsupportedBaud(let path, let baud):
             return "\(path): \(baud) baud is not supported; use one of \(SerialBaud.supported.map(String.init).joined(separator: ", "))"
         case .open(let path, let e) where e == .noSuchFile:
-            return "\(path): no such device. Is the GPS plugged in? With the udev rules installed it appears as /dev/ridegate-gps; otherwise set gps.device to its /dev/ttyUSB* or /dev/ttyAMA0 path"
+            return "\(path): no such device. Is the GPS plugged in? With the udev rules installed it appears as /dev/ridegate-gps; otherwise set gps.device to its /dev/ttyUSB* path, or for the header pins /dev/serial0 (Raspberry Pi OS) or /dev/ttyS1 (Debian's kernel)"
         case .open(let path, let e) where e == .permissionDenied:
             return "\(path): permission denied. Add the user to the 'dialout' group (sudo usermod -aG dialout $USER) or run through the systemd unit"
         case .open(let path, let e) where e == .busy:

@@ -26,7 +26,7 @@ extension ReadingStore {
 }
 
 /// Where readings wait for the broker's acknowledgement: the SQLite spool on disk, or memory when there
-/// is no state directory (tools, tests). Used from one serial queue.
+/// is no state directory (tools, tests). Used on the event loop's thread only.
 public protocol ReadingStore: AnyObject, Sendable {
     /// Stores readings in order and, in the same step, their `seq`s (see `SQLiteSpool.append`); their ids.
     func append(_ readings: [NewReading]) throws(SpoolError) -> [Int64]

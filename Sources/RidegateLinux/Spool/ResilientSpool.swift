@@ -1,7 +1,7 @@
 import Glibc
 import RidegateCore
 
-/// The spool as the MQTT client uses it: the SQLite file when it works, and when it does not, a bounded,
+/// The spool as `MQTTPublisher` uses it: the SQLite file when it works, and when it does not, a bounded,
 /// counted fallback instead of lost readings.
 ///
 /// - A damaged file (at open, or found later) is moved aside as `spool.sqlite.damaged-N`, what can be read is
@@ -12,8 +12,8 @@ import RidegateCore
 ///   seconds the disk is tried again and the waiting readings are moved to it, in order, with their ids.
 ///
 /// Ids are one sequence across both (memory continues after the highest id the file ever gave), so the
-/// MQTT client's replay order and acknowledgements never notice which one holds a reading.
-/// Not thread-safe by itself: the MQTT client calls it from one serial queue.
+/// publisher's replay order and acknowledgements never notice which one holds a reading.
+/// Not thread-safe by itself: `MQTTPublisher` calls it on the event loop's thread only.
 public final class ResilientSpool: ReadingStore, @unchecked Sendable {
     public let path: String
     public let maximumBytes: Int64
@@ -190,9 +190,12 @@ public final class ResilientSpool: ReadingStore, @unchecked Sendable {
         nextAttempt = now() + retryInterval
         guard degradedSince == nil else { return }
         degradedSince = (error.isFull ? "the disk is full" : error.description, now())
+        // The `seq`s given meanwhile are made durable (their rows written, synced) when the disk takes writes again; a power
+        // cut before then can give one of them again, beyond what the bounds on disk already cover.
         logger.error("the spool cannot be written; readings wait in memory until it can", [
             ("spool.reason", degradedSince?.reason ?? ""), ("spool.memory_limit", String(memoryLimit)),
             ("spool.retry_s", String(Int(retryInterval))),
+            ("spool.seq", "a power cut before the disk is written again may repeat a seq given meanwhile"),
         ])
     }
 

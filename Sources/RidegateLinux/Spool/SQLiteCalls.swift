@@ -28,9 +28,16 @@ enum SQLiteCalls {
     /// Opens a file only to read it. In a directory this process cannot write (a read-only mount, a copy on a
     /// CD), SQLite could not make the WAL's shared-memory file a reader needs: the file is then opened as
     /// immutable, which it is there (nothing can be writing it).
+    /// Writes still in the WAL (left by a power cut) are not in the file, and an immutable read would not see them:
+    /// refused, with what to do, rather than a shorter ride or "no such table".
     static func openReadOnly(_ path: String) throws(SpoolError) -> OpaquePointer {
         let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
         guard access(directory.isEmpty ? "/" : directory, W_OK) != 0 else { return try open(path, flags: SQLITE_OPEN_READONLY) }
+        var wal = stat()
+        if stat(path + "-wal", &wal) == 0, wal.st_size > 0 {
+            throw SpoolError(path: path, operation: "open", message: "its last writes are still in \(path)-wal, which this read-only folder "
+                             + "cannot merge into it: copy the folder somewhere writable (cp -a) and read the copy", code: SQLITE_READONLY)
+        }
         // A URI: the three characters that would end the path are escaped.
         let escaped = path.utf8.flatMap { byte -> [UInt8] in
             [UInt8(ascii: "%"), UInt8(ascii: "?"), UInt8(ascii: "#")].contains(byte) ? Array("%\(String(byte, radix: 16))".utf8) : [byte]

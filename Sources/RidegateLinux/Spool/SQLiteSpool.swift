@@ -9,7 +9,7 @@ import RidegateCore
 /// synced and the `seq` rows lead what was published (`SpoolDurability`), so a power cut loses at most the last
 /// 5 s of unacknowledged readings and never makes a `seq` be given twice (docs/mqtt.md).
 ///
-/// Not thread-safe by itself: the MQTT sink calls it from one serial queue.
+/// Not thread-safe by itself: `MQTTPublisher` calls it on the event loop's thread only.
 public final class SQLiteSpool: @unchecked Sendable {
     /// A stored reading (the core's type: delivery decides on it).
     public typealias Entry = StoredReading
@@ -31,9 +31,6 @@ public final class SQLiteSpool: @unchecked Sendable {
     /// The id the next reading gets: above every id this file ever gave out, delivered ones included.
     private var nextID: Int64 = 1
     private var durability = SpoolDurability(stored: [:])
-    /// Whether the `seq` rows are the last ones given: closed in order, or last opened in this boot (a crash loses
-    /// nothing the kernel had). Else the power went with the file open: a start continues above the bounds.
-    private var sequencesExact = true
     private var saveBound: OpaquePointer?
 
     /// The `sequence` row that keeps the highest id given out (no topic is empty). It shares its page with
@@ -79,16 +76,26 @@ public final class SQLiteSpool: @unchecked Sendable {
         try beginRun()
     }
 
-    /// Whether the last run ended in order or in this boot; this run marked as begun (durable with the first
-    /// commit, which is synced, before anything is published).
+    /// This run marked as begun. If the last run neither ended in order nor in this boot, the power went with the
+    /// file open and the broker may hold `seq`s above the rows: every topic's row is raised to its bound, in this
+    /// synced commit, before anything is published. So the rows never again lag what was given — not when this run
+    /// publishes a topic, nor when it stops in order without publishing one (a strap left at home, `lap`).
     private func beginRun() throws(SpoolError) {
         let boot = SpoolDurability.bootNumber()
         let clean = try scalar("SELECT coalesce((SELECT value FROM counters WHERE name = 'clean'), 1)")
         let lastBoot = try scalar("SELECT coalesce((SELECT value FROM counters WHERE name = 'boot'), 0)")
-        sequencesExact = clean == 1 || (boot != 0 && boot == lastBoot)
-        try execute("INSERT INTO counters (name, value) VALUES ('boot', \(boot)), ('clean', 0) ON CONFLICT(name) DO UPDATE SET value = excluded.value")
+        let exact = clean == 1 || (boot != 0 && boot == lastBoot)
+        try transaction(synced: !exact) { () throws(SpoolError) in
+            if !exact { try execute(Self.raiseSequencesToBounds) }
+            try execute("INSERT INTO counters (name, value) VALUES ('boot', \(boot)), ('clean', 0) ON CONFLICT(name) DO UPDATE SET value = excluded.value")
+        }
         durability = SpoolDurability(stored: try rows("sequence_bound"))
     }
+
+    static let raiseSequencesToBounds = """
+        INSERT INTO sequence (topic, value) SELECT topic, value FROM sequence_bound WHERE topic <> '\(highestIDRow)'
+        ON CONFLICT(topic) DO UPDATE SET value = max(value, excluded.value)
+        """
 
     /// The oldest reading not yet delivered (or the next id, when none waits): below it every reading was
     /// acknowledged. Saved every hundred deliveries, so a salvage of a damaged file knows which missing ids
@@ -263,11 +270,10 @@ public final class SQLiteSpool: @unchecked Sendable {
     // MARK: sequence numbers, persisted so `seq` keeps counting across restarts
 
     /// What a start continues each topic's `seq` from: the last given, or after a power cut the bound above it
-    /// (read at start, from a file that passed its check at open; a read failing then starts from none).
+    /// (`beginRun` raised the rows; read from a file that passed its check at open, a read failing then starts from none).
     public func sequences() -> [String: Int] {
         do {
-            let given = try rows("sequence")
-            return sequencesExact ? given : given.merging(try rows("sequence_bound")) { max($0, $1) }
+            return try rows("sequence")
         } catch {
             return [:]
         }

@@ -3,8 +3,8 @@ import Glibc
 import RidegateCore
 
 /// What can still be read from a damaged spool, read-only: its readings in id order (hopping over unreadable
-/// pages where the tree still leads past them), its sequence numbers (from its table, or else from the
-/// readings' own `"seq"`), and its count of dropped readings.
+/// pages where the tree still leads past them), its sequence numbers (the highest of its `seq` rows, their bounds
+/// and the readings' own `"seq"`), and its count of dropped readings.
 public struct SpoolSalvage: Sendable {
     public var entries: [SQLiteSpool.Entry] = []
     public var sequences: [String: Int] = [:]
@@ -40,8 +40,13 @@ public struct SpoolSalvage: Sendable {
         salvage.dropped = scalar(db, "SELECT value FROM counters WHERE name = 'dropped'").flatMap(plausible) ?? 0
         salvage.lowWater = scalar(db, "SELECT value FROM counters WHERE name = 'low_water'").flatMap(plausible)
         salvage.entries = readings(db, upTo: salvage.highestID)
-        rows(db, "SELECT topic, value FROM sequence WHERE topic <> '\(SQLiteSpool.highestIDRow)'") { statement in
-            salvage.sequences[text(statement, 0)] = Int(sqlite3_column_int64(statement, 1))
+        // Whether the damaged file was closed in order cannot be trusted: each topic continues above its bound too
+        // (a gap of at most `SpoolDurability.lead`, never a `seq` the broker may already have).
+        for table in ["sequence", "sequence_bound"] {
+            rows(db, "SELECT topic, value FROM \(table) WHERE topic <> '\(SQLiteSpool.highestIDRow)'") { statement in
+                let topic = text(statement, 0)
+                salvage.sequences[topic] = max(salvage.sequences[topic] ?? 0, Int(sqlite3_column_int64(statement, 1)))
+            }
         }
         // The readings carry their own seq: they cover for a sequence table that could not be read.
         for entry in salvage.entries {
@@ -50,43 +55,20 @@ public struct SpoolSalvage: Sendable {
         return salvage
     }
 
-    /// Readings in id order; after an unreadable page, the search starts again further on (1, 2, 4… ids
-    /// past the last one read), so one bad leaf does not cost every reading after it.
+    /// Readings in id order, past unreadable pages (`DamagedTableScan`); an id outside what was ever given out is a
+    /// damaged key, not a reading, and nothing after it is read.
     private static func readings(_ db: OpaquePointer, upTo highest: Int64) -> [SQLiteSpool.Entry] {
-        var entries: [SQLiteSpool.Entry] = []
-        var after: Int64 = 0
-        var skip: Int64 = 0
         // A spool from before schema 3 has no retain column: its readings were all plain.
         var probe: OpaquePointer?
         let retain = sqlite3_prepare_v2(db, "SELECT retain FROM spool LIMIT 0", -1, &probe, nil) == SQLITE_OK ? "retain" : "0"
         sqlite3_finalize(probe)
-        for _ in 0..<64 {
-            var statement: OpaquePointer?
-            guard sqlite3_prepare_v2(db, "SELECT id, topic, payload, qos, \(retain) FROM spool WHERE id > ?1 ORDER BY id", -1, &statement, nil) == SQLITE_OK,
-                  let statement else { return entries }
-            sqlite3_bind_int64(statement, 1, after &+ skip)
-            var result = sqlite3_step(statement)
-            var progressed = false
-            while result == SQLITE_ROW {
-                let entry = SQLiteSpool.Entry(id: sqlite3_column_int64(statement, 0), topic: text(statement, 1),
-                                              payload: text(statement, 2), qos: Int(sqlite3_column_int(statement, 3)),
-                                              retain: sqlite3_column_int(statement, 4) != 0)
-                // An id outside what was ever given out is a damaged key, not a reading; nothing follows it.
-                if entry.id > SQLiteSpool.idCeiling {
-                    sqlite3_finalize(statement)
-                    return entries
-                }
-                if entry.id > after {
-                    entries.append(entry)
-                    after = entry.id
-                    progressed = true
-                }
-                result = sqlite3_step(statement)
-            }
-            sqlite3_finalize(statement)
-            if result == SQLITE_DONE { return entries }
-            skip = progressed ? 1 : max(1, skip &* 2)
-            if highest > 0, after &+ skip > highest { return entries }
+        var entries: [SQLiteSpool.Entry] = []
+        let select = "SELECT id, topic, payload, qos, \(retain) FROM spool WHERE id > ?1 ORDER BY id"
+        DamagedTableScan.scan(db, select, after: 0, restarts: 64, highest: highest) { statement, id in
+            guard id <= SQLiteSpool.idCeiling else { return false }
+            entries.append(SQLiteSpool.Entry(id: id, topic: text(statement, 1), payload: text(statement, 2),
+                                             qos: Int(sqlite3_column_int(statement, 3)), retain: sqlite3_column_int(statement, 4) != 0))
+            return true
         }
         return entries
     }

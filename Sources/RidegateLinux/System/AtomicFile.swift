@@ -22,7 +22,8 @@ public enum FileWriteError: Error, Sendable, CustomStringConvertible {
 ///   a name of this process's own, 0600 until the rename: a symbolic link or a file someone left under that
 ///   name makes the open fail and another name is tried, never followed or overwritten;
 /// - it is written as it is produced (`write`), so a long ride's file is never whole in memory.
-/// Not committed (an error, or let go), the temporary file is removed.
+/// Not committed (an error, or let go), the temporary file is removed; one a power cut left behind is removed by
+/// `removeLeftovers` (the ride log's sink sweeps the export directory at each start).
 public final class AtomicFile {
     public let path: String
     private let temporary: String
@@ -121,5 +122,42 @@ public final class AtomicFile {
         guard rename(temporary, path) == 0 else { throw .system(SystemCallError("rename", path, .current)) }
         descriptor.close()
         self.descriptor = nil
+        try syncDirectory()
+    }
+
+    /// The rename on the disk too: the directory's entry is only durable once the directory is synced (a power
+    /// cut could otherwise leave the ride log saying "exported" and no file). A file system that cannot sync a
+    /// directory (EINVAL) has nothing more to give.
+    private func syncDirectory() throws(FileWriteError) {
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let handle = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard handle >= 0 else { throw .system(SystemCallError("open", directory, .current)) }
+        defer { close(handle) }
+        guard fsync(handle) == 0 || errno == EINVAL else { throw .system(SystemCallError("fsync", directory, .current)) }
+    }
+
+    /// Removes the temporary files (`.<name>.<pid>-<n>.tmp`) that processes no longer running left in
+    /// `directory`, a power cut's mid-write; returns their names. One of a running process is its write in
+    /// progress, and stays.
+    public static func removeLeftovers(in directory: String) -> [String] {
+        guard let dir = opendir(directory) else { return [] }
+        defer { closedir(dir) }
+        var removed: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard let pid = writer(ofTemporary: name), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            if unlink(directory + "/" + name) == 0 { removed.append(name) }
+        }
+        return removed
+    }
+
+    /// The process that named a temporary file `.<name>.<pid>-<n>.tmp`; nil for any other name.
+    static func writer(ofTemporary name: String) -> pid_t? {
+        guard name.hasPrefix("."), name.hasSuffix(".tmp") else { return nil }
+        let parts = name.dropLast(4).split(separator: ".").last?.split(separator: "-", omittingEmptySubsequences: false)
+        guard let parts, parts.count == 2, let attempt = Int(parts[1]), attempt >= 1,
+              let pid = pid_t(parts[0]), pid > 0 else { return nil }
+        return pid
     }
 }

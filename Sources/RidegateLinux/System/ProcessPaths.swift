@@ -18,6 +18,14 @@ public enum ProcessPaths {
         return exe.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
     }
 
+    /// The file a path names with its links followed (realpath(3): /dev/ridegate-gps → /dev/ttyS1); the path itself
+    /// when it cannot be resolved (absent, unreadable).
+    public static func resolved(_ path: String) -> String {
+        guard let real = realpath(path, nil) else { return path }
+        defer { free(real) }
+        return String(cString: real)
+    }
+
     /// gethostname(2), nil when it fails.
     public static func hostName() -> String? {
         var name = [CChar](repeating: 0, count: 256)

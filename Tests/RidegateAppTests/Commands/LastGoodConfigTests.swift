@@ -1,4 +1,6 @@
 import Foundation
+import RidegateApp
+import RidegateCore
 import RidegateTestSupport
 import Testing
 
@@ -58,5 +60,28 @@ import Testing
         try FileManager.default.removeItem(atPath: copy)
         let none = try ChildProcess(RidegateAppTestsPaths.executable, ["run", "--config", file, "--last-good", copy], captureOutput: true)
         #expect(await none.waitForExit(timeout: TestTime.seconds(10)).flatMap(ChildProcess.exitCode) == 78)
+    }
+
+    /// What every other command reads by default on the image (`ridegate watch`, `doctor`, `rides`, `led test`): the
+    /// file; when it is refused, the copy the daemon runs, with the file's mistake; nothing written either way.
+    @Test("Read by a command: the file; when refused, the daemon's last good copy and why; with no copy, the file's mistake")
+    func commandsReadTheCopyTheDaemonRuns() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rg-reading-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = dir + "/ridegate.toml", copy = dir + "/last-good.toml"
+        try config(prefix: "file", port: 1883, dir: dir).write(toFile: file, atomically: true, encoding: .utf8)
+        let read = try LastGoodConfig.reading(path: file, lastGood: copy)
+        #expect(read.config.mqtt.prefix == "file" && read.rejected == nil)
+        #expect(!FileManager.default.fileExists(atPath: copy), "only the daemon keeps the copy")
+
+        try config(prefix: "copy", port: 1883, dir: dir).write(toFile: copy, atomically: true, encoding: .utf8)
+        try config(prefix: "typo", port: 1883, dir: dir, extra: "keepalive_s = \"thirty\"").write(toFile: file, atomically: true, encoding: .utf8)
+        let fallback = try LastGoodConfig.reading(path: file, lastGood: copy)
+        #expect(fallback.config.mqtt.prefix == "copy")
+        #expect(fallback.rejected?.contains("\(file):") == true && fallback.rejected?.contains("keepalive_s") == true, "\(fallback.rejected ?? "")")
+
+        try FileManager.default.removeItem(atPath: copy)
+        #expect(throws: ConfigError.self) { try LastGoodConfig.reading(path: file, lastGood: copy) }
     }
 }

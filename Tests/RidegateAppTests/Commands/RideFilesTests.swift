@@ -32,8 +32,7 @@ import Testing
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("rg-ride-\(UUID().uuidString)").path
         let demo = try ChildProcess(RidegateAppTestsPaths.executable,
                                     ["demo", "--start", "recorded", "--broker", "127.0.0.1:\(broker.port)", "--speed", "60", "--state-directory", state], captureOutput: true)
-        await demo.waitForRideStart()
-        try await TestTime.pause(12) // about 12 minutes of the ride
+        #expect(await demo.waitForRideTime(6 * 60), "\(demo.lines.suffix(3))") // some ten minutes of the ride at 60×
         demo.signal(SIGTERM)
         #expect(await demo.waitForExit(timeout: TestTime.seconds(10)).flatMap(ChildProcess.exitCode) == 0)
         // It ends with the ride in a line a person reads, and how to get its file.
@@ -67,7 +66,8 @@ import Testing
 
         // Valid against the schemas: RideFileSchemaTests (they are in the reference corpus). Here: each file read
         // back by readers that are not ridegate's, with what was recorded.
-        let recorded = Recorded(state: state, points: points, distance: distance)
+        let sensorLog = demoOutput.filter { ["sensor", "strap", "power", "connect"].contains(where: $0.contains) && !$0.hasPrefix("riding: ") }
+        let recorded = Recorded(state: state, points: points, distance: distance, sensorLog: Array(sensorLog.prefix(12)))
         let gpx = try await export("gpx", recorded)
         try await expectGPXReadsBack(gpx, recorded)
         let tcx = try await export("tcx", recorded)

@@ -27,7 +27,7 @@ import Testing
         let demoArguments = ["demo", "--keep-retained", "--start", "recorded", "--broker", "127.0.0.1:\(port)", "--speed", "10", "--device-id", "sf", "--state-directory", state]
 
         var demo = try ChildProcess(RidegateAppTestsPaths.executable, demoArguments, captureOutput: true)
-        await sub.wait(timeout: 15) { Self.seqs($0, "ridegate/sf/gps").count >= 5 }
+        await sub.wait(timeout: TestTime.seconds(30)) { Self.seqs($0, "ridegate/sf/gps").count >= 5 }
         await broker.stop()
         await sub.stop()
         let before = sub.messages // everything this subscriber process received before it went away
@@ -40,9 +40,13 @@ import Testing
         try await TestTime.pause(1) // still no broker: the restarted gateway spools too
         broker = try await MosquittoBroker.start(port: port, persistence: true, directory: broker.directory)
         sub = try MQTTSubscriber(port: port, topic: "ridegate/sf/#", extraArguments: subscriberArguments)
-        let after = await sub.wait(timeout: 30) { messages in
-            // Enough live readings after the replay to know the backlog is through.
-            messages.contains { $0.topic == "ridegate/sf/gps" && $0.json["replayed"] == nil && ($0.json["seq"] as? Int ?? 0) > 60 }
+        // Generous: a restarted demo beside a loaded suite (Swift 6.0.3's in a chroot) took longer than 30 s, and its
+        // own readings, which show the restart, had not arrived.
+        // Until the restarted run's own readings are through, enough of them to judge: its GPS time starts from the
+        // ride's beginning again, and seq passes 60. (A seq above 60 alone did not say so: live readings of the first run
+        // the broker had kept for this subscriber passed it, and the wait ended before the restart was seen.)
+        let after = await sub.wait(timeout: TestTime.seconds(90)) { messages in
+            Self.gpsTimesAfterRestart(before + messages) >= 10 && Self.seqs(messages, "ridegate/sf/gps").contains { $0 > 60 }
         }
         demo.signal(SIGTERM)
         _ = await demo.waitForExit(timeout: 5)
@@ -70,6 +74,17 @@ import Testing
         #expect(replayedGPS.allSatisfy { ($0.json["ts"] as? String)?.hasPrefix("2026-06-21T16:0") == true })
     }
 
+    /// How many GPS readings (one per seq, in seq order) follow the first whose time falls back: the restarted run's.
+    static func gpsTimesAfterRestart(_ messages: [MQTTSubscriber.Message]) -> Int {
+        var times: [Int: String] = [:]
+        for m in messages where m.topic == "ridegate/sf/gps" {
+            if let seq = m.json["seq"] as? Int, let ts = m.json["ts"] as? String, times[seq] == nil { times[seq] = ts }
+        }
+        let ordered = times.sorted { $0.key < $1.key }.map(\.value)
+        guard let restart = ordered.indices.dropFirst().first(where: { ordered[$0] < ordered[$0 - 1] }) else { return 0 }
+        return ordered.count - restart
+    }
+
     /// The seqs of `topic` carried by readings of different times.
     static func reusedSeqs(_ messages: [MQTTSubscriber.Message], _ topic: String) -> [Int] {
         var stamps: [Int: Set<String>] = [:]
@@ -88,7 +103,8 @@ import Testing
             if let seq = m.json["seq"] as? Int, let ts = m.json["ts"] as? String, seenGPS.insert(seq).inserted { gpsTimes.append((seq, ts)) }
         }
         gpsTimes.sort { $0.seq < $1.seq }
-        let restart = try #require(zip(gpsTimes, gpsTimes.dropFirst()).first { $0.1.ts < $0.0.ts }?.1.seq, "no restart seen in the GPS times")
+        let restart = try #require(zip(gpsTimes, gpsTimes.dropFirst()).first { $0.1.ts < $0.0.ts }?.1.seq,
+                                  "no restart seen in the GPS times: \(gpsTimes.count), \(gpsTimes.prefix(3)) … \(gpsTimes.suffix(3))")
         let lastBeforeOutage = seqs(before, "ridegate/sf/gps").max() ?? 0
         #expect(restart - 1 > lastBeforeOutage, "the first run spooled nothing during the outage (last delivered \(lastBeforeOutage), restart at \(restart))")
         #expect(Set(1..<restart).isSubset(of: Set(gpsTimes.map(\.seq))))
@@ -114,7 +130,9 @@ import Testing
         broker = try await MosquittoBroker.start(port: port)
         sub = try MQTTSubscriber(port: port, topic: "ridegate/out/#")
         demo = try ChildProcess(RidegateAppTestsPaths.executable, arguments, captureOutput: true)
-        let after = await sub.wait(timeout: 30) { messages in
+        // Generous: a restarted demo beside a loaded suite (Swift 6.0.3's in a chroot) took longer than 30 s, and its
+        // own readings, which show the restart, had not arrived.
+        let after = await sub.wait(timeout: TestTime.seconds(90)) { messages in
             messages.contains { $0.topic == "ridegate/out/ride" && $0.json["final"] as? Bool == true }
                 && messages.contains { $0.topic == "ridegate/out/rides/last" }
         }

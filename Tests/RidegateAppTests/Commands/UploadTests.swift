@@ -103,10 +103,13 @@ import Testing
         #expect(firstRide.first { $0["service"] as? String == "intervals_icu" }?["activity_url"] as? String == "\(rig.intervals.baseURL)/activities/i1001")
         #expect(firstRide.first { $0["service"] as? String == "intervals_icu" }?["reason"] as? String == "the site already had this ride")
         #expect(firstRide.first { $0["service"] as? String == "strava" }?["activity_id"] as? String == "9001")
-        // Each ride once at each site; the second sending of ride 1 recognised by its file.
+        // Each ride once at each site; the second sending of ride 1 recognised by its file; named and marked as the
+        // ride (intervals.icu takes both as URL parameters, Strava as form fields).
         for site in [rig.intervals, rig.strava] {
             #expect(site.activities.count == 2, "\(site.service): \(site.activities)")
             #expect(Set(site.activities.compactMap { $0["sha256"] as? String }).count == 2)
+            #expect(site.activities.allSatisfy { ($0["external_id"] as? String)?.hasPrefix("ridegate-") == true && $0["name"] is String },
+                    "\(site.service): \(site.activities)")
         }
         // intervals.icu received three files: ride 1 held (no answer sent), ride 1 again (200: it had it), ride 2.
         #expect(rig.intervals.events.filter { $0["event"] as? String == "upload_received" }.count == 3)
@@ -175,7 +178,7 @@ import Testing
         #expect(rig.intervals.activities.count == 1)
     }
 
-    @Test("Authorizing Strava sends the rides that waited for it at once, not after their backoff; a code works once")
+    @Test("Authorizing Strava sends the rides that waited for it at once, not after their backoff; a code works once; an unticked upload scope is refused")
     func authorizationSendsWaitingRides() async throws {
         let rig = try await Rig.make()
         try FileManager.default.createDirectory(atPath: rig.state, withIntermediateDirectories: true)
@@ -192,6 +195,11 @@ import Testing
         waiting.detail = "Strava is not authorized yet"
         try store.update(waiting)
         try await rig.strava.start()
+        // The athlete unticked the upload on Strava's consent page: the address says so, and the code is not spent.
+        let (unticked, why) = try await rig.ridegate(["upload", "strava-authorize", "--config", rig.config,
+                                                      "--code", "http://localhost/exchange_token?state=&code=GOOD1&scope=read"])
+        #expect(unticked == 65 && why.contains { $0.contains("granted: read") && $0.contains("Upload your activities") }, "\(why)")
+        #expect(!rig.strava.requests.contains { $0["path"] as? String == "/oauth/token" })
         let (status, said) = try await rig.ridegate(["upload", "strava-authorize", "--config", rig.config, "--code", "GOOD1"])
         #expect(status == 0 && said.contains("1 ride(s) waiting for Strava are sent within five minutes (at once after a restart)."), "\(said)")
         let job = try #require(try store.uploads().first)

@@ -82,7 +82,7 @@ import Testing
             #expect(abs(power - records) / records < 0.01, "\(ride): \(power) W, the records' mean \(records) W")
         }
         // Power zones in the file's FTP: each zone's time within 5 % of the ride's of what the records give.
-        if let ftp = head.thresholdPower, let expected = Self.recordsZoneSeconds(file, ftp: ftp) {
+        if let ftp = head.ftp, let expected = Self.recordsZoneSeconds(file, ftp: ftp) {
             let zones = try #require(ours["power_zone_s"] as? [NSNumber], "\(ride): no power zones with the file's FTP \(ftp) W").map(\.doubleValue)
             let total = expected.reduce(0, +)
             #expect(zip(zones, expected).allSatisfy { abs($0 - $1) <= 0.05 * total }, "\(ride): zones \(zones), the records' \(expected)")

@@ -2,6 +2,7 @@ import Foundation
 @testable import RidegateApp
 @testable import RidegateDemo
 import RidegateCore
+import RidegateTestSupport
 import Testing
 
 /// The simulated sensors' speed and grade, read from the demo's ride as it is read from disk: in pieces.
@@ -49,10 +50,12 @@ struct RideProfileTests {
         return samples
     }
 
-    @Test func readInPiecesItIsTheWholeCapturesProfile() {
-        let expected = reference()
-        for chunk in [1, 4096, ride.count] {
-            let samples = profile(chunk: chunk).samples
+    /// Read a byte at a time, the capture is seconds of work in a debug build: done on a thread of its own, not on one
+    /// of the suite's two cooperative threads, which the async tests beside it wait for.
+    @Test func readInPiecesItIsTheWholeCapturesProfile() async throws {
+        let test = self
+        let (expected, read) = try await OffThePool.run { (test.reference(), [1, 4096, test.ride.count].map { test.profile(chunk: $0).samples }) }
+        for samples in read {
             #expect(samples.count == expected.count)
             #expect(zip(samples, expected).allSatisfy { $0.offset == $1.offset && $0.speed == $1.speed && $0.grade == $1.grade })
         }

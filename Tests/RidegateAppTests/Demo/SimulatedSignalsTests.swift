@@ -76,7 +76,7 @@ struct SimulatedSignalsTests {
         }
         for format in RideFileFormat.allCases {
             var writer = format.writer(
-                RideExport(summary: summary, name: "odd", creator: "tests", context: .init(powerZones: .power(ftp: 220)), thresholdPower: 220))
+                RideExport(summary: summary, name: "odd", creator: "tests", context: .init(powerZones: .power(ftp: 220)), ftp: 220))
             for point in points { writer.add(point) }
             writer.finish()
             #expect(!writer.take().isEmpty)

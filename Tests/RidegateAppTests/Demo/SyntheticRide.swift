@@ -48,15 +48,15 @@ struct SyntheticRide {
     }
 
     /// The ride as a FIT activity, its FTP (if any) only in the session's threshold_power.
-    func fit(thresholdPower: Int? = nil) -> [UInt8] {
+    func fit(ftp: Int? = nil) -> [UInt8] {
         RideFileFormat.fit.write(points, name: "synthetic", creator: "ridegate tests", serialNumber: 1,
-                                 context: .init(thresholdPower: thresholdPower))
+                                 context: .init(ftp: ftp))
     }
 
     /// Written to a temporary file for `ridegate demo --ride`.
-    func write(thresholdPower: Int? = nil) throws -> String {
+    func write(ftp: Int? = nil) throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("rg-synthetic-\(UUID().uuidString).fit").path
-        try Data(fit(thresholdPower: thresholdPower)).write(to: URL(fileURLWithPath: path))
+        try Data(fit(ftp: ftp)).write(to: URL(fileURLWithPath: path))
         return path
     }
 }

@@ -40,7 +40,7 @@ struct SyntheticRideReplayTests {
     @Test("An FTP only in the session's threshold_power gives the ride's power zones, within 5 % of the ride's time of the zones its records give")
     func ftpFromTheSession() async throws {
         let ride = Self.steppedPower()
-        let replay = try await DemoReplay.run(try ride.write(thresholdPower: 220), speed: 60)
+        let replay = try await DemoReplay.run(try ride.write(ftp: 220), speed: 60)
         let listed = try #require(replay.rides.first)
         let zones = try #require(listed["power_zone_s"] as? [NSNumber], "\(listed)").map(\.doubleValue)
         var expected = Array(repeating: 0.0, count: zones.count)

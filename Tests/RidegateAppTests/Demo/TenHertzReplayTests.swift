@@ -35,7 +35,8 @@ struct TenHertzReplayTests {
 
     @Test("Moving time is the 450 s ridden with a fix (±2 %); the minute without fixes adds its line, not its time")
     func movingTimeAtTenHertz() async throws {
-        let (text, ridden) = Self.capture()
+        // 21 600 sentences: on a thread of its own, not one of the suite's two cooperative threads (seconds in a debug build).
+        let (text, ridden) = try await OffThePool.run { Self.capture() }
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("rg-10hz-\(UUID().uuidString).nmea").path
         try Data(text.utf8).write(to: URL(fileURLWithPath: path))
         let replay = try await DemoReplay.run(path, speed: 20)

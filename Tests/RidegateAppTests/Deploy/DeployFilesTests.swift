@@ -35,7 +35,7 @@ import Testing
             #expect(rule.contains { $0.key == "GROUP" && $0.value == "dialout" })
             #expect(rule.contains { $0.key == "TAG" && $0.op == "+=" && $0.value == "systemd" })
         }
-        let uart = try #require(rules.first { $0.contains { $0.key == "KERNEL" && $0.value == "ttyS0|ttyAMA0" } }, "the Pi's header UART")
+        let uart = try #require(rules.first { $0.contains { $0.key == "KERNEL" && $0.value == "ttyS0|ttyS1|ttyAMA0" } }, "the Pi's header UART on both kernels")
         #expect(uart.contains { $0.key == "DRIVERS" && $0.value == "bcm2835-aux-uart|uart-pl011" }, "a PC's ttyS0 must not match")
         #expect(uart.contains { $0.key == "SYMLINK" && $0.op == "+=" && $0.value == "ridegate-gps" })
         #expect(uart.contains { $0.key == "OPTIONS" && $0.value.hasPrefix("link_priority=-") }, "a USB receiver must win the link")

@@ -18,13 +18,13 @@ import Testing
         let record = DiscoveryRecord(directory: try directory())
         #expect(record.announcedSensors().isEmpty)
         let sensors = [
-            AnnouncedSensor(sensor: .strap("f1f2f3f4f5f6"), name: "Polar\tH10\nevil", measures: [.heartRate]),
+            AnnouncedSensor(sensor: .strap("f1f2f3f4f5f6"), name: "Polar\tH10\nevil\r\nline", measures: [.heartRate]),
             AnnouncedSensor(sensor: SensorRef(kind: .power, id: "d1d2d3d4d5d6"), name: "4iiii", measures: [.power, .cadence]),
         ]
         try record.remember(sensors)
         let back = record.announcedSensors()
         #expect(back.map(\.sensor) == sensors.map(\.sensor))
-        #expect(back.map(\.name) == ["Polar H10 evil", "4iiii"])
+        #expect(back.map(\.name) == ["Polar H10 evil line", "4iiii"])
         #expect(back.map(\.measures) == sensors.map(\.measures))
     }
 

@@ -22,6 +22,12 @@ import Testing
     @Test("disable-bt turns off the Bluetooth ridegate needs")
     func disableBT() { #expect(outcome(pi4, "dtoverlay=disable-bt\nenable_uart=1\n") == [.fail]) }
 
+    @Test("A config.txt saved on Windows (CR LF line ends, a laptop's editor): every line counts")
+    func windowsLineEnds() {
+        #expect(outcome(pi4, "# ridegate\r\n[all]\r\nenable_uart=1\r\n") == [.pass])
+        #expect(outcome(pi4, "enable_uart=1\r\ndtoverlay=disable-bt\r\n") == [.fail])
+    }
+
     @Test("miniuart-bt needs a fixed core clock")
     func miniUART() {
         #expect(outcome(pi4, "dtoverlay=miniuart-bt\n") == [.warn])
@@ -31,6 +37,15 @@ import Testing
     @Test("A login console on the GPS's UART is a failure")
     func console() {
         #expect(outcome(pi4, "enable_uart=1\n", cmdline: "console=serial0,115200 console=tty1 root=x") == [.pass, .fail])
+    }
+
+    @Test("Debian's kernel names the header's mini UART ttyS1, and raspi-firmware puts its console there")
+    func debianKernel() {
+        let checks = PiSerialConfiguration.check(model: pi4, configTxt: "enable_uart=1\n", cmdlineTxt: "console=tty0 console=ttyS1,115200 root=x",
+                                                 gpsDevice: "/dev/ttyS1")
+        #expect(checks.map(\.outcome) == [.pass, .fail])
+        #expect(checks.last?.detail.contains("console=ttyS1,115200") == true && checks.last?.fix?.contains("CONSOLES") == true)
+        #expect(outcome(pi4, "enable_uart=1\n", cmdline: "console=tty0 root=x", device: "/dev/ttyS1") == [.pass])
     }
 
     @Test("A Pi 5 has separate UARTs; a USB GPS is not affected at all")

@@ -47,7 +47,7 @@ import Testing
         _ = c.handle(.sensorState(meter, .lost, at: at(4)))
         _ = c.handle(.sensorState(meter, .connected, at: at(5)))
         _ = c.handle(.sensorState(meter, .lost, at: at(6)))
-        c.healthInterval = 0
+        // A minute after the first event's health: the next one is due.
         let health = try #require(
             c.handle(.watchdogTick(at: at(100))).compactMap { if case .publish(let p) = $0, p.topic == "health" { p } else { nil } }.first)
         #expect(health.payload.contains(#""strap_reconnects":1,"sensor_reconnects":2"#), "\(health.payload)")
@@ -91,7 +91,7 @@ import Testing
             _ = c.handle(.gpsFix(GPSFix(time: start + Double(s), mode: .threeD, latitude: 40 + Double(s) * 8 / 111_195,
                                         longitude: -105, speedMetersPerSecond: 8, hdop: 0.9), at: at(Double(s))))
         }
-        let gps = c.ride.summary.distanceMeters
+        let gps = c.rideTotals.ride.distanceMeters
         #expect(abs(gps - 80) < 0.5, "\(gps)")
         // Into a tunnel: the wheel, 4 revolutions a second (8.42 m/s), for 30 s.
         for s in 11...40 {
@@ -99,9 +99,9 @@ import Testing
         }
         // The first reading only starts the wheel; 29 steps of 4 revolutions, each 1 s, count: the two within 3 s of
         // the last fix are held back, and count once the fix is 3 s old (the tunnel's first seconds are not lost).
-        let tunnel = c.ride.summary.distanceMeters - gps
+        let tunnel = c.rideTotals.ride.distanceMeters - gps
         #expect(abs(tunnel - 29 * 4 * 2.105) < 0.01, "\(tunnel)")
-        #expect(abs(c.ride.summary.wheelDistanceMeters - tunnel) < 0.001)
+        #expect(abs(c.rideTotals.ride.wheelDistanceMeters - tunnel) < 0.001)
         // Out of the tunnel, 200 m further on: the first fix is a new start, not a 200 m jump.
         let resume = 40 + 10 * 8.0 / 111_195 + 0.0018
         for s in 41...45 {
@@ -109,7 +109,7 @@ import Testing
                                         longitude: -105, speedMetersPerSecond: 8, hdop: 0.9), at: at(Double(s))))
             _ = c.handle(.cyclingSpeedCadence(hub, CyclingSpeedCadenceMeasurement(wheel: wheel(4 * (s - 10), Double(s - 10))), at: at(Double(s))))
         }
-        let after = c.ride.summary.distanceMeters - gps - tunnel
+        let after = c.rideTotals.ride.distanceMeters - gps - tunnel
         #expect(abs(after - 32) < 0.5, "\(after)") // 4 GPS steps of 8 m; the wheel is not added while fixes come
         #expect(c.rideSummary(ts: start + 50).payload.contains(#""wheel_distance_m":244.2"#))
     }
@@ -127,12 +127,12 @@ import Testing
         for s in 11...20 {
             _ = c.handle(.cyclingSpeedCadence(hub, CyclingSpeedCadenceMeasurement(wheel: wheel(4 * (s - 10), Double(s - 10))), at: at(Double(s))))
         }
-        let measured = c.ride.summary.distanceMeters
+        let measured = c.rideTotals.ride.distanceMeters
         // Then the fixes of those 10 s, read at once, and the ride goes on with fixes on time.
         for s in 11...20 { _ = c.handle(.gpsFix(fix(s), at: at(20.5))) }
-        #expect(c.ride.summary.distanceMeters == measured, "the late fixes added \(c.ride.summary.distanceMeters - measured) m")
+        #expect(c.rideTotals.ride.distanceMeters == measured, "the late fixes added \(c.rideTotals.ride.distanceMeters - measured) m")
         for s in 21...25 { _ = c.handle(.gpsFix(fix(s), at: at(Double(s)))) }
-        #expect(abs(c.ride.summary.distanceMeters - measured - 5 * 8) < 0.5, "\(c.ride.summary.distanceMeters - measured)")
+        #expect(abs(c.rideTotals.ride.distanceMeters - measured - 5 * 8) < 0.5, "\(c.rideTotals.ride.distanceMeters - measured)")
     }
 
     @Test("Wheel calibration: a known ride with a 2096 mm wheel configured as 2105 mm gives the estimate ±3 mm")

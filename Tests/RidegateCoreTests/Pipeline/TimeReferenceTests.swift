@@ -95,10 +95,10 @@ import Testing
                 }
             }
         }
-        let summary = c.ride.summary
+        let summary = c.rideTotals.ride
         #expect(abs(summary.distanceMeters - 1180) < 15, "distance \(summary.distanceMeters)")
         #expect(summary.elapsedSeconds < 120)
-        #expect(c.time.rejectedEpochs == 2)
+        #expect(c.timeReference.rejectedEpochs == 2)
         // Every point in order, within the ride's two minutes; none from the glitches.
         #expect(points.count >= 115 && zip(points, points.dropFirst()).allSatisfy { $0.time < $1.time })
         #expect(points.allSatisfy { $0.time.secondsSince1970 >= Self.start && $0.time.secondsSince1970 < Self.start + 120 })

@@ -72,7 +72,7 @@ import Testing
             ("normalized_power", ourSession.normalizedPower.map(Double.init)), ("total_work", ourSession.workJoules.map(Double.init)),
             ("avg_heart_rate", ourSession.averageHeartRate.map(Double.init)), ("max_heart_rate", ourSession.maximumHeartRate.map(Double.init)),
             ("total_ascent", ourSession.ascentMeters.map(Double.init)), ("total_calories", ourSession.calories.map(Double.init)),
-            ("threshold_power", ourSession.thresholdPower.map(Double.init)),
+            ("threshold_power", ourSession.ftp.map(Double.init)),
         ]
         for (key, ours) in pairs {
             let expected = Self.number(session[key])

@@ -42,6 +42,24 @@ import Testing
         effects.compactMap { if case .publish(let p) = $0, p.topic == "lap" { p.payload } else { nil } }
     }
 
+    @Test("The demo's recording played to its end: the end in the ride log, and a reading still in flight after it makes no point; after a long press one does (the next ride)")
+    func recordingEndedRecordsNothingAfter() {
+        let strap = HeartRateMeasurement(beatsPerMinute: 130, sensorContact: .detected)
+        func points(_ effects: [Effect]) -> Int { effects.filter { if case .record(.point) = $0 { true } else { false } }.count }
+        var c = core()
+        _ = ride(&c, from: 0, seconds: 30)
+        let ended = c.handle(.recordingEnded(at: at(30)))
+        #expect(ended.contains { if case .record(.end) = $0 { true } else { false } })
+        // Five seconds without a fix: a sensor reading would stand for a point of its own (a tunnel).
+        _ = c.handle(.gpsState(.noFix, at: at(31)))
+        #expect(points(c.handle(.heartRate(strap: "s1", strap, at: at(35)))) == 0)
+        var rider = core()
+        _ = ride(&rider, from: 0, seconds: 30)
+        _ = rider.handle(.lapButton(.long, at: at(30)))
+        _ = rider.handle(.gpsState(.noFix, at: at(31)))
+        #expect(points(rider.handle(.heartRate(strap: "s1", strap, at: at(35)))) == 1)
+    }
+
     @Test("A short press marks a lap: in the ride log, announced on `lap` with its time and distance, the LED flickers a second")
     func shortPress() throws {
         var c = core()
@@ -68,7 +86,7 @@ import Testing
         let summary = try #require(effects.compactMap { if case .publish(let p) = $0, p.topic == "ride" { p } else { nil } }.first)
         #expect(summary.retain && summary.payload.contains(#""final":true"#) && summary.payload.contains(#""distance_m":600"#), "\(summary.payload)")
         #expect(effects.contains { if case .record(.end) = $0 { true } else { false } })
-        #expect(c.ride.summary.distanceMeters == 0)
+        #expect(c.rideTotals.ride.distanceMeters == 0)
     }
 
     @Test("Auto-lap: a lap every ride.auto_lap_km, announced with trigger distance")

@@ -33,7 +33,7 @@ import Testing
     static func write(_ format: RideFileFormat, points: [RidePoint]) throws -> (path: String, summary: RideSummary) {
         let summary = try #require(RideSummary.of(points, laps: laps, context: context))
         let export = RideExport(summary: summary, name: "Afternoon ride", creator: "ridegate 0.9.2", softwareVersion: 0.92, serialNumber: 7,
-                                devices: devices, context: context, thresholdPower: 250, utcOffsetSeconds: -6 * 3600)
+                                devices: devices, context: context, ftp: 250, utcOffsetSeconds: -6 * 3600)
         var writer = format.writer(export)
         var bytes: [UInt8] = []
         for point in points {

@@ -10,6 +10,9 @@ import Testing
                 == .done(activityID: "i1001", duplicate: false))
         #expect(IntervalsICUProtocol.interpret(HTTPResponse(status: 200, body: #"{"icu_athlete_id":"i1","id":"i1001"}"#))
                 == .done(activityID: "i1001", duplicate: true))
+        // The id in the activities list only, as some answers carry it.
+        #expect(IntervalsICUProtocol.interpret(HTTPResponse(status: 201, body: #"{"icu_athlete_id":"i1","activities":[{"id":"i1002"}]}"#))
+                == .done(activityID: "i1002", duplicate: false))
         guard case .failed(let key) = IntervalsICUProtocol.interpret(HTTPResponse(status: 401, body: "{}")) else { return #expect(Bool(false)) }
         #expect(key.contains("api_key_file"))
         guard
@@ -22,14 +25,13 @@ import Testing
         guard case .retry = IntervalsICUProtocol.interpret(HTTPResponse(status: 201, body: "not json")) else { return #expect(Bool(false)) }
     }
 
-    @Test("intervals.icu's request: multipart file to the athlete's activities, basic auth with user API_KEY")
+    @Test("intervals.icu's request: the file alone in the multipart body, name and external_id as URL parameters, basic auth with user API_KEY")
     func intervalsICURequest() {
         let request = IntervalsICUProtocol.upload(baseURL: "https://intervals.icu", athleteID: "0", apiKey: "k", file: "/tmp/r.fit",
-                                                  fileName: "r.fit", rideName: "Ride", externalID: "x")
-        #expect(request.url == "https://intervals.icu/api/v1/athlete/0/activities")
+                                                  fileName: "r.fit", rideName: "Morning ride & café", externalID: "ridegate-x-1")
+        #expect(request.url == "https://intervals.icu/api/v1/athlete/0/activities?name=Morning%20ride%20%26%20caf%C3%A9&external_id=ridegate-x-1")
         #expect(request.basicAuth?.user == "API_KEY" && request.basicAuth?.password == "k")
-        guard case .multipart(let parts) = request.body else { return #expect(Bool(false)) }
-        #expect(parts.first == .file(name: "file", path: "/tmp/r.fit", fileName: "r.fit", contentType: "application/octet-stream"))
+        #expect(request.body == .multipart([.file(name: "file", path: "/tmp/r.fit", fileName: "r.fit", contentType: "application/octet-stream")]))
     }
 
     @Test("Strava: an upload is processing, then an activity, a duplicate of one (done), or an error (failed)")
@@ -40,6 +42,14 @@ import Testing
         #expect(StravaProtocol.interpret(HTTPResponse(status: 200, body: ready), now: now) == .done(activityID: "9001", duplicate: false))
         let duplicate = #"{"id":5002,"error":"ride.fit duplicate of activity 9001","status":"There was an error processing your activity.","activity_id":null}"#
         #expect(StravaProtocol.interpret(HTTPResponse(status: 200, body: duplicate), now: now) == .done(activityID: "9001", duplicate: true))
+        // Today's answer: the activity as a link (incyclist/services' Strava test; docs/uploads: "potentially containing HTML").
+        let linked = #"{"id":5002,"error":"ride.fit duplicate of <a href='/activities/18260018524' target='_blank'>Morning Ride</a>","status":"There was an error processing your activity.","activity_id":null}"#
+        #expect(StravaProtocol.interpret(HTTPResponse(status: 200, body: linked), now: now) == .done(activityID: "18260018524", duplicate: true))
+        // A token without the upload scope: no refresh mends it.
+        let noScope = #"{"message":"Authorization Error","errors":[{"resource":"AccessToken","field":"activity:write_permission","code":"missing"}]}"#
+        let refused = StravaProtocol.interpret(HTTPResponse(status: 401, body: noScope), now: now)
+        guard case .failed(let scope) = refused else { return #expect(Bool(false), "\(refused)") }
+        #expect(scope.contains("strava-authorize") && scope.contains("Upload your activities"))
         let bad = #"{"id":5003,"error":"Improperly formatted data.","status":"There was an error processing your activity.","activity_id":null}"#
         guard case .failed(let reason) = StravaProtocol.interpret(HTTPResponse(status: 200, body: bad), now: now) else { return #expect(Bool(false)) }
         #expect(reason.contains("Improperly formatted data."))
@@ -61,6 +71,42 @@ import Testing
         #expect(StravaProtocol.limitReached(HTTPResponse(status: 201, headers: ["x-ratelimit-limit": "100,1000", "x-ratelimit-usage": "100,150"])))
         #expect(!StravaProtocol.limitReached(HTTPResponse(status: 201, headers: ["x-ratelimit-limit": "100,1000", "x-ratelimit-usage": "99,150"])))
         #expect(!StravaProtocol.limitReached(HTTPResponse(status: 201)))
+    }
+
+    @Test("Strava's read limit counts the polls: used up, the next poll waits for its window; an upload does not count against it")
+    func stravaReadLimit() {
+        let poll = HTTPResponse(status: 200, headers: ["x-ratelimit-limit": "200,2000", "x-ratelimit-usage": "20,300",
+                                                       "x-readratelimit-limit": "100,1000", "x-readratelimit-usage": "100,300"])
+        #expect(StravaProtocol.limitReached(poll, for: .reads) && !StravaProtocol.limitReached(poll))
+        #expect(StravaProtocol.rateLimitWait(poll, now: now, for: .reads) == 201)
+        let day = HTTPResponse(status: 429, headers: ["x-ratelimit-limit": "200,2000", "x-ratelimit-usage": "20,300",
+                                                      "x-readratelimit-limit": "100,1000", "x-readratelimit-usage": "30,1000"])
+        #expect(StravaProtocol.rateLimitWait(day, now: now, for: .reads) == Double(86_400 - 1_780_000_000 % 86_400 + 1))
+        guard case .retry(let after?, _) = StravaProtocol.interpret(day, now: now, for: .reads) else { return #expect(Bool(false)) }
+        #expect(after == Double(86_400 - 1_780_000_000 % 86_400 + 1))
+        // An upload's answer carries an empty read usage (",").
+        let upload = HTTPResponse(status: 201, headers: ["x-ratelimit-limit": "200,2000", "x-ratelimit-usage": "21,301",
+                                                         "x-readratelimit-limit": "100,1000", "x-readratelimit-usage": ","])
+        #expect(!StravaProtocol.limitReached(upload, for: .reads))
+    }
+
+    @Test("Strava's polls back off from 5 s to five minutes and end after a stated number")
+    func stravaPolls() {
+        #expect((0...8).map { StravaProtocol.pollDelay(polls: $0) } == [5, 5, 10, 20, 40, 80, 160, 300, 300])
+        let total = (0..<StravaProtocol.maximumPolls).map { StravaProtocol.pollDelay(polls: $0) }.reduce(0, +)
+        #expect(total > 3600 && total < 5400, "\(total)")
+        // The upload's answer, then the questions: each one later than the last, until it is given up.
+        var job = UploadJob(ride: 3, service: .strava)
+        job.state = .uploading
+        job.attempts = 4 // failed attempts before the upload went through
+        var waits: [Double] = []
+        for _ in 0..<StravaProtocol.maximumPolls {
+            job = job.processing(uploadID: "5001", at: now)
+            waits.append((job.nextAttempt ?? now) - now)
+        }
+        #expect(job.state == .processing && job.attempts == StravaProtocol.maximumPolls - 1 && waits.first == 5 && waits.last == 300)
+        job = job.processing(uploadID: "5001", at: now)
+        #expect(job.state == .failed && job.nextAttempt == nil && job.detail?.contains("ridegate upload retry 3") == true, "\(job)")
     }
 
     @Test("Strava's tokens: read from an answer or the file, written back the same; expired a minute early")
@@ -87,6 +133,11 @@ import Testing
         #expect(StravaProtocol.code(fromPasted: "http://localhost/exchange_token?state=&error=access_denied") == nil)
         #expect(StravaProtocol.code(fromPasted: "") == nil)
         #expect(StravaProtocol.code(fromPasted: "a b;c") == nil)
+        // What the athlete left ticked comes back in the address.
+        #expect(StravaProtocol.grantedScopes(fromPasted: "http://localhost/exchange_token?state=&code=abc123&scope=read,activity:write") == ["read", "activity:write"])
+        #expect(StravaProtocol.grantedScopes(fromPasted: "http://localhost/exchange_token?state=&code=abc123&scope=read") == ["read"])
+        #expect(StravaProtocol.grantedScopes(fromPasted: "http://localhost/exchange_token?code=abc&scope=read%2Cactivity%3Awrite") == ["read", "activity:write"])
+        #expect(StravaProtocol.grantedScopes(fromPasted: "abc123") == nil)
         #expect(StravaProtocol.authorizeURL(baseURL: "https://www.strava.com", clientID: "12345").contains("client_id=12345&response_type=code&redirect_uri=http://localhost/exchange_token"))
     }
 

@@ -16,7 +16,7 @@ import Testing
     }
 
     static let streams: [Stream] = Fixtures.names(in: "rides", ext: "fit").compactMap { name in
-        guard let file = try? FITActivityFile(Fixtures.bytes("rides/\(name).fit")), let ftp = file.sessions.first?.thresholdPower,
+        guard let file = try? FITActivityFile(Fixtures.bytes("rides/\(name).fit")), let ftp = file.sessions.first?.ftp,
               let start = file.records.first?.time else { return nil }
         let records = file.records.map { ($0.time - start, $0.power) }
         return records.filter { $0.1 != nil }.count > 600 ? Stream(name: name, ftp: ftp, records: records) : nil
@@ -24,9 +24,16 @@ import Testing
 
     static let meter = SensorRef(kind: .power, id: "pm")
 
-    /// The power stream through the core as a power meter's readings, one a second, with the file's FTP.
+    /// The power stream through the core as a power meter's readings, one a second, with the file's FTP. On a thread
+    /// of its own: hours of readings are seconds of work in a debug build, which on one of the suite's two cooperative
+    /// threads would hold up every async test beside it.
     static func ride(_ stream: Stream, dwell: Double = GatewayConfig.Zones().powerDwellSeconds,
         margin: Int = GatewayConfig.Zones().powerMarginWatts
+    ) async throws -> (core: GatewayCore, shown: [(offset: Double, average: Double?, zone: Int?)]) {
+        try await OffThePool.run { rideHere(stream, dwell: dwell, margin: margin) }
+    }
+
+    private static func rideHere(_ stream: Stream, dwell: Double, margin: Int
     ) -> (core: GatewayCore, shown: [(offset: Double, average: Double?, zone: Int?)]) {
         var settings = GatewayCore.Settings(zones: .percentOfMax(190, percentages: [50, 60, 70, 80, 90]), zoneDwellSeconds: 3)
         settings.powerZones = .power(ftp: stream.ftp)
@@ -46,7 +53,7 @@ import Testing
     }
 
     @Test("Time in each power zone: what the 1 s powers give, to the second (the ride's files); live, to the second but for pauses", arguments: streams)
-    func timeInZone(stream: Stream) throws {
+    func timeInZone(stream: Stream) async throws {
         let zones = ZoneBoundaries.power(ftp: stream.ftp)
         // The seconds each power record stands for, in the zone of its power: one each where the head unit recorded
         // once a second (the count of its 1 s powers), the seconds since the record before where it skipped some.
@@ -71,18 +78,18 @@ import Testing
         #expect(statistics.powerZoneSeconds == counts, "\(stream.name): \(statistics.powerZoneSeconds ?? []) vs \(counts)")
         // Live on MQTT: the time from each reading to the next (the last has had none yet), a pause in the readings
         // counting at most ZoneTime.maximumGap.
-        let (core, _) = Self.ride(stream)
-        let live = try #require(core.powerZoneTime?.seconds)
+        let (core, _) = try await Self.ride(stream)
+        let live = try #require(core.rideTotals.secondsInPowerZone)
         let difference = zip(live, counts).map { abs($0 - $1) }.reduce(0, +)
         let pauses = zip(stream.powers, stream.powers.dropFirst()).filter { $1.offset - $0.offset > 1 }.count
         #expect(difference <= 1 + Double(pauses) * ZoneTime.maximumGap, "\(stream.name): live \(live), records \(counts), \(pauses) pauses")
     }
 
     @Test("The shown zone follows every sustained change of the 3 s power within the dwell and a second", arguments: streams)
-    func followsSustainedChanges(stream: Stream) throws {
+    func followsSustainedChanges(stream: Stream) async throws {
         let zones = ZoneBoundaries.power(ftp: stream.ftp)
         let margin = GatewayConfig.Zones().powerMarginWatts, dwell = GatewayConfig.Zones().powerDwellSeconds
-        let (_, shown) = Self.ride(stream)
+        let (_, shown) = try await Self.ride(stream)
         /// The zone a 3 s average is in clear of every boundary by the margin, or nil when it is near one.
         func clear(_ watts: Double) -> Int? {
             let value = Int(watts.rounded())
@@ -117,9 +124,9 @@ import Testing
     }
 
     @Test("A surge shows: the zone follows the 3 s power into a zone within 2 s of its entering it, when it stays there that long", arguments: streams)
-    func surgeShowsWithinTwoSeconds(stream: Stream) {
+    func surgeShowsWithinTwoSeconds(stream: Stream) async throws {
         let zones = ZoneBoundaries.power(ftp: stream.ftp)
-        let (_, shown) = Self.ride(stream)
+        let (_, shown) = try await Self.ride(stream)
         let raw = Self.averageZones(shown, zones)
         let margin = GatewayConfig.Zones().powerMarginWatts
         var late: [String] = []
@@ -144,9 +151,9 @@ import Testing
     }
 
     @Test("On steady stretches (a minute within ±15 % of its mean power) the zone changes no more often than with a 3 s dwell and a 10 W margin", arguments: streams)
-    func steadyStretchesDoNotFlicker(stream: Stream) {
-        func changes(dwell: Double, margin: Int = 10) -> (changes: Int, minutes: Double) {
-            let (_, shown) = Self.ride(stream, dwell: dwell, margin: margin)
+    func steadyStretchesDoNotFlicker(stream: Stream) async throws {
+        func changes(dwell: Double, margin: Int = 10) async throws -> (changes: Int, minutes: Double) {
+            let (_, shown) = try await Self.ride(stream, dwell: dwell, margin: margin)
             var count = 0, seconds = 0.0, index = 0
             while index + 60 < shown.count {
                 let window = shown[index..<(index + 60)].compactMap(\.average)
@@ -161,7 +168,8 @@ import Testing
         }
         // Before: a 3 s dwell and a 10 W margin. Now: a shorter dwell, the margin widened to hold steady riding.
         let defaults = GatewayConfig.Zones()
-        let before = changes(dwell: 3, margin: 10), now = changes(dwell: defaults.powerDwellSeconds, margin: defaults.powerMarginWatts)
+        let before = try await changes(dwell: 3, margin: 10)
+        let now = try await changes(dwell: defaults.powerDwellSeconds, margin: defaults.powerMarginWatts)
         print("power zone: \(stream.name): steady \(before.minutes) min, \(before.changes) zone changes with a 3 s dwell and 10 W margin, "
               + "\(now.changes) with \(defaults.powerDwellSeconds) s and \(defaults.powerMarginWatts) W")
         #expect(now.changes <= before.changes, "\(stream.name): \(now.changes) zone changes on \(before.minutes) steady minutes, \(before.changes) before")

@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import Glibc
 import RidegateCore
@@ -51,6 +52,28 @@ import Testing
         try store.delete(ride: rides[0].id)
         #expect(try store.rides().map(\.id) == [rides[1].id])
         #expect(try store.points(ride: rides[0].id).isEmpty)
+    }
+
+    @Test("A ride ends queued for its training sites in the same commit: a queue that cannot be written leaves it open, never ended unqueued")
+    func endAndQueueInOneCommit() throws {
+        let file = path()
+        let store = try SQLiteRideStore(path: file, newRideAfter: 60, uploadServices: [.intervalsICU, .strava])
+        try store.record((0..<20).map { point(Double($0), distance: Double($0) * 5) })
+        // Nothing can be queued now (a trigger stands for a full disk or an I/O error at that write).
+        var db: OpaquePointer?
+        #expect(sqlite3_open(file, &db) == SQLITE_OK)
+        #expect(sqlite3_exec(db, "CREATE TRIGGER refuse BEFORE INSERT ON uploads BEGIN SELECT RAISE(ABORT, 'no room'); END", nil, nil, nil) == SQLITE_OK)
+        // The bike stands past the minute: the ride ends with this batch, which fails as a whole.
+        #expect(throws: SpoolError.self) { try store.record([standing(90, distance: 95)]) }
+        #expect(try store.rides().map(\.closed) == [false] && store.takeFinished().isEmpty)
+        #expect(sqlite3_exec(db, "DROP TRIGGER refuse", nil, nil, nil) == SQLITE_OK)
+        sqlite3_close(db)
+        // The same batch again: ended, and queued for both sites.
+        try store.record([standing(90, distance: 95)])
+        let ride = try #require(try store.rides().first)
+        #expect(ride.closed && store.takeFinished() == [ride.id])
+        #expect(try store.uploads(ride: ride.id).map(\.service).sorted() == [.intervalsICU, .strava])
+        #expect(try store.uploads(ride: ride.id).allSatisfy { $0.state == .queued })
     }
 
     @Test("A long ride's log keeps a small page cache (SQLite's default would take 2 MB)")

@@ -107,6 +107,8 @@ import Testing
         #expect(made["sqlite_sequence"] == nil && made["spool"]?.hasPrefix("CREATE TABLE spool ") == true, "\(made)")
         let stepped = try await PythonSQLite.tableStatements(upgraded)
         #expect(stepped["sqlite_sequence"] != nil && stepped["spool"]?.hasPrefix(#"CREATE TABLE "spool""#) == true, "\(stepped)")
+        // What the upgrade is for: without AUTOINCREMENT a reading is written on two journal pages, not three.
+        #expect(stepped["spool"]?.contains("AUTOINCREMENT") == false, "\(stepped)")
         // And it works: a reading in, the same reading out, with the first id.
         let spool = try SQLiteSpool(path: new)
         #expect(try spool.append(topic: "gps", payload: "{}", qos: 1) == 1)

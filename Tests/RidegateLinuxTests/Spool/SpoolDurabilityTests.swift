@@ -59,6 +59,39 @@ struct SpoolDurabilityTests {
         #expect(try SQLiteSpool(path: path).sequences() == ["gps": 150])
     }
 
+    @Test("After a cut, a run that does not publish a topic and stops in order leaves the topic above its bound: the next run gives no seq twice")
+    func unpublishedTopicAfterCut() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rg-durable-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = directory + "/spool.sqlite"
+        let before = try SQLiteSpool(path: path)
+        for seq in 1...150 { _ = try before.append([NewReading(topic: "gps", payload: "{\"seq\":\(seq)}", qos: 1, sequence: seq)]) }
+        for seq in 1...10 { _ = try before.append([NewReading(topic: "heart_rate", payload: "{\"seq\":\(seq)}", qos: 1, sequence: seq)]) }
+        // The broker may hold heart_rate's seqs up to its bound (1 + lead): the cut came with the file open.
+        try Self.copy(path, to: directory + "/cut.sqlite")
+        try await Self.anotherBoot(directory + "/cut.sqlite")
+        // The ride after the cut: no strap, only gps published, then an orderly stop.
+        let ride = try SQLiteSpool(path: directory + "/cut.sqlite")
+        let gps = try #require(ride.sequences()["gps"])
+        _ = try ride.append([NewReading(topic: "gps", payload: "{\"seq\":\(gps + 1)}", qos: 1, sequence: gps + 1)])
+        ride.close()
+        // The next ride has the strap: it continues heart_rate above anything given before the cut.
+        let next = try #require(try SQLiteSpool(path: directory + "/cut.sqlite").sequences()["heart_rate"])
+        #expect(next >= 1 + SpoolDurability.lead, "\(next)")
+    }
+
+    @Test("A damaged spool's salvage continues each topic above its bound: whether it was closed in order is not known")
+    func salvageTakesBounds() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rg-durable-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = directory + "/spool.sqlite"
+        let spool = try SQLiteSpool(path: path)
+        for seq in 1...10 { _ = try spool.append([NewReading(topic: "heart_rate", payload: "{\"seq\":\(seq)}", qos: 1, sequence: seq)]) }
+        try Self.copy(path, to: directory + "/damaged.sqlite")
+        let salvaged = try #require(SpoolSalvage.read(path: directory + "/damaged.sqlite").sequences["heart_rate"])
+        #expect(salvaged >= 1 + SpoolDurability.lead, "\(salvaged)")
+    }
+
     @Test("The ride log's commits are synced (a batch is 5 s of the ride): its connection runs synchronous=FULL")
     func rideLogSynced() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rg-durable-\(UUID().uuidString)").path

@@ -31,6 +31,21 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["ride.gpx"])
     }
 
+    @Test("A temporary file a power cut left (its writer gone) is removed; a running writer's and other hidden files stay")
+    func leftoversRemoved() throws {
+        let dir = try folder()
+        // A process id no process has: past the kernel's pid_max (at most 2^22).
+        let gone = "/.2026-06-21-1600-ride-3.fit.\(1 << 23)-1.tmp"
+        let running = "/.2026-06-21-1600-ride-4.gpx.\(getpid())-2.tmp"
+        for name in [gone, running, "/.hidden.tmp", "/.notes.x-1.tmp", "/2026-06-21-1600-ride-3.fit"] {
+            try "partial".write(toFile: dir + name, atomically: false, encoding: .utf8)
+        }
+        #expect(AtomicFile.removeLeftovers(in: dir) == [String(gone.dropFirst())])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted()
+                == [".2026-06-21-1600-ride-4.gpx.\(getpid())-2.tmp", ".hidden.tmp", ".notes.x-1.tmp", "2026-06-21-1600-ride-3.fit"])
+        #expect(AtomicFile.removeLeftovers(in: dir + "/absent").isEmpty)
+    }
+
     @Test("A symbolic link planted where the temporary file goes is never followed: its target is untouched")
     func plantedLink() throws {
         let dir = try folder()

@@ -10,9 +10,10 @@ import Testing
         return dir
     }
 
-    /// Starts a wait that only an entry in the directory (or the test's end) can finish.
-    private static func startLongWait(_ watcher: DirectoryWatcher, woke: Observed<Bool>) -> Task<Void, Never> {
-        Task {
+    /// Starts a wait that only an entry in the directory (or the test's end) can finish. On the watcher's loop, as the
+    /// daemon's reader waits: not behind whatever holds the suite's cooperative threads.
+    private static func startLongWait(_ watcher: DirectoryWatcher, woke: Observed<Bool>, loop: EventLoop) -> Task<Void, Never> {
+        Task(executorPreference: loop) {
             await watcher.waitForChange(timeout: 3600)
             woke.update { $0 = true }
         }
@@ -27,7 +28,7 @@ import Testing
         await watcher.waitForChange(timeout: 0.05)
 
         let woke = Observed(false)
-        let wait = Self.startLongWait(watcher, woke: woke)
+        let wait = Self.startLongWait(watcher, woke: woke, loop: loop)
         // Was a spin: the first timeout ended the inotify stream, so every later wait returned at once.
         let early = await woke.wait(timeout: 0.3) { $0 }
         #expect(!early, "returned without any change in the directory")
@@ -46,7 +47,7 @@ import Testing
         #expect(FileManager.default.createFile(atPath: dir.appendingPathComponent("ridegate-gps").path, contents: nil))
 
         let woke = Observed(false)
-        let wait = Self.startLongWait(watcher, woke: woke)
+        let wait = Self.startLongWait(watcher, woke: woke, loop: loop)
         #expect(await woke.wait(timeout: 30) { $0 })
         wait.cancel()
     }
@@ -58,7 +59,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         let watcher = try DirectoryWatcher(directory: dir.path, loop: loop)
         let woke = Observed(false)
-        let wait = Self.startLongWait(watcher, woke: woke)
+        let wait = Self.startLongWait(watcher, woke: woke, loop: loop)
         wait.cancel()
         #expect(await woke.wait(timeout: 30) { $0 })
     }

@@ -26,7 +26,8 @@ import Testing
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rg-gpsd-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let recorded = try #require(Timestamp(iso8601: "2026-06-21T16:00:00Z"))
-        try ride(90, from: recorded).write(toFile: dir + "/ride.nmea", atomically: true, encoding: .utf8)
+        // 100 s of playing: gpsd may be feeding it before the gateway, slow to start beside the suite, is connected.
+        try ride(300, from: recorded).write(toFile: dir + "/ride.nmea", atomically: true, encoding: .utf8)
         let broker = try await MosquittoBroker.start()
         let gpsdPort = try FreePort.loopback()
         try """
@@ -46,7 +47,8 @@ import Testing
         let daemon = try ChildProcess(RidegateAppTestsPaths.executable, ["run", "--config", dir + "/c.toml"], captureOutput: true)
         defer { daemon.signal(SIGTERM) }
 
-        let fixes = await sub.wait(timeout: TestTime.seconds(20)) { messages in
+        // Waited for, not timed: the fresh-clone CI on 7e2ebcb had the gateway connected to gpsd but no fix yet after 20 s.
+        let fixes = await sub.wait(timeout: TestTime.seconds(60)) { messages in
             messages.filter { $0.topic == "ridegate/g/gps" && ($0.json["lat"] as? Double).map { abs($0 - 40.01) < 0.05 } == true }.count >= 5
         }
         #expect(fixes.filter { $0.topic == "ridegate/g/gps" }.count >= 5, "\(daemon.lines.suffix(8))")

