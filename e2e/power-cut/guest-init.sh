@@ -1,7 +1,7 @@
 #!/bin/bash
 # PID 1 of the power-cut VM (scripts/power-cut). Checks the state disk as a Pi's first boot after a cut would
 # find it — the file system (after its journal is replayed), both databases, the ride log through ridegate —
-# then (pc.mode=ride) runs the gateway until the host cuts the power, (pc.mode=final) runs it 30 s and stops it
+# then (pc.mode=ride) runs the gateway until the host cuts the power, (pc.mode=final) runs it 20 s and stops it
 # in order, or (pc.mode=check) powers off. Prints PC_* lines on the console, which the host reads.
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev
@@ -9,7 +9,6 @@ mkdir -p /dev/pts && mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /run; mount -t tmpfs tmpfs /tmp
 hostname bike
 mode=$(sed -n 's/.* pc\.mode=\([a-z]*\).*/\1/p' /proc/cmdline)
-with_sensors=$(sed -n 's/.* pc\.sensors=\([01]\).*/\1/p' /proc/cmdline)
 off() { sync; echo o > /proc/sysrq-trigger; sleep 5; }
 echo "PC_BOOT mode=$mode kernel=$(uname -r)"
 
@@ -23,10 +22,8 @@ STATE=/var/lib/ridegate
 mkdir -p $STATE
 # The sensors: three Bumble devices behind /dev/vhci (e2e/sensors.py), the adapter powered on once it appears
 # (bluetoothd would, on a Pi). The gateway does not wait for them: it retries until the adapter is there, so a
-# cut finds the sensors connected in some rides and not yet in others. Only in the boots the host asks for
-# (pc.sensors=1): emulated, their modules and Python add about 30 s to a boot.
+# cut finds the sensors connected in some rides and not yet in others.
 sensors() {
-    [ "$with_sensors" = 1 ] || return 0
     modprobe bluetooth && modprobe hci_vhci || { echo "PC_NOTE no hci_vhci"; return; }
     /opt/bumble/bin/python /pc/sensors.py > /tmp/sensors.log 2>&1 &
     # Powered on once Bumble's controller is up (earlier, the kernel's setup of hci0 may refuse it), checked.
@@ -121,7 +118,7 @@ if kill -0 $GATEWAY 2>/dev/null; then echo "PC_RIDING"; else echo "PC_GATEWAY_DI
 tail -n +1 -f /tmp/ridegate.log | sed -u 's/^/PC_LOG /' &
 # The last boot (pc.mode=final) rides on with the broker there, so the spool of the last cut reaches it, then
 # stops in order as the systemd unit would.
-[ "$mode" = final ] && (sleep 30; kill -TERM $GATEWAY) &
+[ "$mode" = final ] && (sleep 20; kill -TERM $GATEWAY) &
 wait $GATEWAY
 echo "PC_GATEWAY_EXITED status=$?"
 off
