@@ -3,7 +3,7 @@
 /// (`LiveRide`), the devices' states (`GatewayStatus`), the sun (`SunSchedule`), the LED (`LEDChoice`) — and
 /// what they return becomes messages numbered by the `TopicLedger`, entries for the ride log, and the LED.
 public struct GatewayCore: Sendable {
-    public let settings: Settings
+    private let settings: Settings
     private var time: TimeReference
     private var ride: LiveRide
     private var status: GatewayStatus

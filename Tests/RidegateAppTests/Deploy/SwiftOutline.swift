@@ -11,6 +11,8 @@ enum SwiftOutline {
         var line: Int
         var modifiers: String
         var type: String
+        /// Declared with `let`: set once, by an initialiser.
+        var isConstant = false
 
         var isReferenceTypeState: Bool { ownerKind == "class" || ownerKind == "actor" }
         var isPrivate: Bool { modifiers.contains("private") }
@@ -29,7 +31,7 @@ enum SwiftOutline {
     static let typeDeclaration = try? NSRegularExpression(
         pattern: #"^\s*(@\w+(\([^)]*\))?\s+)*((public|open|internal|fileprivate|private|final|indirect)\s+)*(class|actor|struct|enum|extension)\s+([\w.]+)"#)
     static let variable = try? NSRegularExpression(
-        pattern: #"^\s*(@\w+(\([^)]*\))?\s+)*(((public|open|internal|fileprivate|private|static|final|weak|unowned|lazy|override|nonisolated)(\((set|unsafe)\))?\s+)*)var\s+(\w+)\s*(:\s*([^={]+))?(.*)$"#)
+        pattern: #"^\s*(@\w+(\([^)]*\))?\s+)*(((public|open|internal|fileprivate|private|static|final|weak|unowned|lazy|override|nonisolated)(\((set|unsafe)\))?\s+)*)(var|let)\s+(\w+)\s*(:\s*([^={]+))?(.*)$"#)
     static let mutatingFunction = try? NSRegularExpression(pattern: #"^\s*(@\w+\s+)*((public|private|fileprivate|internal)\s+)?mutating\s+func\s"#)
 
     /// (first line, length) of each function, initialiser and deinitialiser: a declaration line ending in `{`
@@ -80,7 +82,7 @@ enum SwiftOutline {
         }
     }
 
-    /// Stored variables declared directly in a type's body (computed ones, `{ … }` after the type, left out).
+    /// Stored properties (`var` and `let`) declared directly in a type's body (computed ones, `{ … }` after the type, left out).
     static func storedVariables(_ lines: [Substring]) -> [Variable] {
         guard let variable else { return [] }
         var found: [Variable] = []
@@ -89,9 +91,10 @@ enum SwiftOutline {
                   let match = variable.firstMatch(in: code, range: NSRange(code.startIndex..., in: code)) else { return }
             let part = { (group: Int) in Range(match.range(at: group), in: code).map { String(code[$0]) } ?? "" }
             let modifiers = part(3)
-            let rest = part(11).trimmingCharacters(in: .whitespaces)
+            let rest = part(12).trimmingCharacters(in: .whitespaces)
             guard !modifiers.contains("static"), !rest.hasPrefix("{") else { return }
-            found.append(Variable(owner: scope.path, ownerKind: scope.kind, name: part(8), line: index + 1, modifiers: modifiers, type: part(10)))
+            found.append(Variable(owner: scope.path, ownerKind: scope.kind, name: part(9), line: index + 1, modifiers: modifiers,
+                                  type: part(11), isConstant: part(8) == "let"))
         }
         return found
     }
