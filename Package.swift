@@ -105,6 +105,9 @@ let package = Package(
             name: "RidegateLinuxTests",
             dependencies: ["RidegateLinux", "RidegateCore", "RidegateTestSupport"]),
         .testTarget(
+            name: "RidegateDemoTests",
+            dependencies: ["RidegateDemo", "RidegateApp", "RidegateLinux", "RidegateCore", "RidegateTestSupport"]),
+        .testTarget(
             name: "RidegateAppTests",
             dependencies: ["RidegateApp", "RidegateDemo", "RidegateLinux", "RidegateCore", "RidegateTestSupport", "RidegateFuzzTargets"]),
     ],

@@ -24,7 +24,7 @@ import Testing
 
     @Test("Every kept regression input runs through its target without a crash")
     func keptRegressions() async throws {
-        let root = RidegateAppTestsPaths.repository + "/Fuzz/regressions"
+        let root = RepositoryPaths.repository + "/Fuzz/regressions"
         var ran = 0
         for target in FuzzTarget.allCases {
             let folder = root + "/" + target.rawValue

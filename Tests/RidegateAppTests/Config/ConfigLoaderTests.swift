@@ -1,5 +1,6 @@
 import RidegateApp
 import RidegateCore
+import RidegateTestSupport
 import Testing
 
 @Suite struct ConfigLoaderTests {
@@ -68,7 +69,7 @@ import Testing
 
     @Test("The example config in deploy/ is valid")
     func exampleIsValid() throws {
-        let text = try String(contentsOfFile: RidegateAppTestsPaths.repository + "/deploy/ridegate.toml.example", encoding: .utf8)
+        let text = try String(contentsOfFile: RepositoryPaths.repository + "/deploy/ridegate.toml.example", encoding: .utf8)
         _ = try load(text)
     }
 

@@ -1,10 +1,11 @@
 import Foundation
+import RidegateTestSupport
 import Testing
 
 /// The udev rules and the systemd unit, parsed: what a typo there would silently break on a Pi.
 @Suite struct DeployFilesTests {
     static func read(_ path: String) throws -> String {
-        try String(contentsOfFile: RidegateAppTestsPaths.repository + "/" + path, encoding: .utf8)
+        try String(contentsOfFile: RepositoryPaths.repository + "/" + path, encoding: .utf8)
     }
 
     /// Rule lines as key/operator/value triples.

@@ -20,14 +20,14 @@ import Testing
         let raw = dir + "/ridegate-1.2.3-arm64.img", xz = raw + ".xz", icon = dir + "/ridegate-icon.svg"
         try Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }).write(to: URL(fileURLWithPath: raw))
         try Data((0..<1_000).map { UInt8(truncatingIfNeeded: $0) }).write(to: URL(fileURLWithPath: xz))
-        try FileManager.default.copyItem(atPath: RidegateAppTestsPaths.repository + "/deploy/image/ridegate-icon.svg", toPath: icon)
+        try FileManager.default.copyItem(atPath: RepositoryPaths.repository + "/deploy/image/ridegate-icon.svg", toPath: icon)
         return (dir, xz, raw, icon)
     }
 
     /// The script's manifest, parsed, and kept as `name` in the folder.
     static func manifest(_ where: [String], _ files: (dir: String, xz: String, raw: String, icon: String), saveAs name: String
     ) async throws -> [String: Any] {
-        let script = RidegateAppTestsPaths.repository + "/scripts/imager-manifest"
+        let script = RepositoryPaths.repository + "/scripts/imager-manifest"
         let run = try ChildProcess("/usr/bin/python3", [script, "--xz", files.xz, "--raw", files.raw, "--version", "1.2.3",
                                                        "--icon", files.icon] + `where`, captureOutput: true)
         #expect(await run.waitForExit(timeout: TestTime.seconds(30)).flatMap(ChildProcess.exitCode) == 0)
@@ -85,7 +85,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: files.dir) }
         let xz = try ChildProcess(try Executables.find("xz", hint: "apt-get install xz-utils").path, ["-k", "-f", "-0", files.raw])
         #expect(await xz.waitForExit(timeout: TestTime.seconds(30)).flatMap(ChildProcess.exitCode) == 0)
-        let script = RidegateAppTestsPaths.repository + "/scripts/imager-manifest"
+        let script = RepositoryPaths.repository + "/scripts/imager-manifest"
         let run = try ChildProcess("/usr/bin/python3", [script, "--xz", files.xz, "--version", "1.2.3", "--icon", files.icon, "--local"],
                                    captureOutput: true)
         #expect(await run.waitForExit(timeout: TestTime.seconds(30)).flatMap(ChildProcess.exitCode) == 0)

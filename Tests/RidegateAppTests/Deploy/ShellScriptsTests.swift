@@ -10,7 +10,7 @@ import Testing
 
     /// Every script with its shell: `.sh` files and files whose first line names sh or bash.
     static func scripts() throws -> [(path: String, shell: String)] {
-        let root = RidegateAppTestsPaths.repository
+        let root = RepositoryPaths.repository
         guard let walker = FileManager.default.enumerator(atPath: root) else { return [] }
         var found: [(String, String)] = []
         while let relative = walker.nextObject() as? String {
@@ -36,7 +36,7 @@ import Testing
         let scripts = try Self.scripts()
         #expect(scripts.contains { $0.path == "scripts/image-lib.sh" } && scripts.contains { $0.path == "scripts/test" })
         for script in scripts {
-            let run = try ChildProcess(script.shell, ["-n", RidegateAppTestsPaths.repository + "/" + script.path], captureOutput: true)
+            let run = try ChildProcess(script.shell, ["-n", RepositoryPaths.repository + "/" + script.path], captureOutput: true)
             let status = await run.waitForExit(timeout: TestTime.seconds(30)).flatMap(ChildProcess.exitCode)
             let said = (await run.waitForAllOutput(timeout: 5)).joined(separator: "\n")
             #expect(status == 0, "\(script.shell) -n \(script.path): \(said)")

@@ -7,9 +7,9 @@ import Testing
 @Suite struct StravaFromCardTests {
     /// Runs the script on `card` (the FAT partition's stand-in) with the built binary first on PATH.
     static func run(_ rig: UploadTests.Rig, card: String) async throws -> (status: Int32?, result: String) {
-        let binaries = (RidegateAppTestsPaths.executable as NSString).deletingLastPathComponent
+        let binaries = (RepositoryPaths.executable as NSString).deletingLastPathComponent
         let environment = ["PATH": binaries + ":/usr/bin:/bin", "RIDEGATE_CARD": card, "RIDEGATE_CONFIG": rig.config]
-        let script = try ChildProcess("/bin/sh", [RidegateAppTestsPaths.repository + "/deploy/image/strava-from-card"],
+        let script = try ChildProcess("/bin/sh", [RepositoryPaths.repository + "/deploy/image/strava-from-card"],
                                       captureOutput: true, environment: environment)
         let status = await script.waitForExit(timeout: TestTime.seconds(60)).flatMap(ChildProcess.exitCode)
         _ = await script.waitForAllOutput(timeout: 5)

@@ -15,7 +15,7 @@ import Testing
 
     /// The ride's first `lines` sentences with their times moved so that the first epoch falls at `start`.
     func ride(_ lines: Int, from start: Timestamp) throws -> String {
-        let text = try String(contentsOfFile: RidegateAppTestsPaths.repository + "/demo/ride.nmea", encoding: .utf8)
+        let text = try String(contentsOfFile: RepositoryPaths.repository + "/demo/ride.nmea", encoding: .utf8)
         let shift = NMEATimeShift(from: Timestamp(iso8601: "2026-06-21T16:00:00Z") ?? start, to: start)
         return text.split(separator: "\n").prefix(lines).map { String(decoding: shift.apply(to: ArraySlice($0.utf8)), as: UTF8.self) }
             .joined(separator: "\n").appending("\n")
@@ -44,7 +44,7 @@ import Testing
             """.write(toFile: dir + "/c.toml", atomically: true, encoding: .utf8)
         let sub = try MQTTSubscriber(port: broker.port, topic: "ridegate/g/#")
         var gpsfake = try startGPSFake(port: gpsdPort, log: dir + "/ride.nmea")
-        let daemon = try ChildProcess(RidegateAppTestsPaths.executable, ["run", "--config", dir + "/c.toml"], captureOutput: true)
+        let daemon = try ChildProcess(RepositoryPaths.executable, ["run", "--config", dir + "/c.toml"], captureOutput: true)
         defer { daemon.signal(SIGTERM) }
 
         // Waited for, not timed: the fresh-clone CI on 7e2ebcb had the gateway connected to gpsd but no fix yet after 20 s.
@@ -80,7 +80,7 @@ import Testing
         for (text, reason) in [("[gps]\ngpsd = \"gpsd://pi\"\n", "is not a gpsd address: no scheme is needed"),
                                ("[gps]\ngpsd = \"localhost\"\ndevice = \"/dev/ttyACM0\"\n", "set either gps.gpsd")] {
             try text.write(toFile: dir + "/c.toml", atomically: true, encoding: .utf8)
-            let check = try ChildProcess(RidegateAppTestsPaths.executable, ["run", "--check-config", "--config", dir + "/c.toml"], captureOutput: true)
+            let check = try ChildProcess(RepositoryPaths.executable, ["run", "--check-config", "--config", dir + "/c.toml"], captureOutput: true)
             #expect(await check.waitForExit(timeout: 10).flatMap(ChildProcess.exitCode) == 1)
             #expect((await check.waitForAllOutput(timeout: 5)).joined().contains(reason), "\(check.lines)")
         }

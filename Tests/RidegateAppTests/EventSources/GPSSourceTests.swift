@@ -5,18 +5,6 @@ import RidegateLinux
 import RidegateTestSupport
 import Testing
 
-/// Events from a source running in the background, awaited as they arrive.
-typealias EventLog = Observed<[SourceEvent]>
-
-extension [SourceEvent] {
-    var fixes: [GPSFix] { compactMap { if case .gpsFix(let f, _) = $0 { f } else { nil } } }
-    var states: [GPSDeviceState] { compactMap { if case .gpsState(let s, _) = $0 { s } else { nil } } }
-}
-
-extension Observed where Value == [SourceEvent] {
-    @Sendable func append(_ event: SourceEvent) { update { $0.append(event) } }
-}
-
 @Suite struct GPSSourceTests {
     func epoch(_ second: Int) -> String {
         let t = String(format: "1200%02d.00", second)

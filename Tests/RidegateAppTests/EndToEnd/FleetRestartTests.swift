@@ -23,7 +23,7 @@ import Testing
         for (index, user) in (Self.bikes + ["fleet-reader"]).enumerated() {
             try await SecureBrokerTests.run("mosquitto_passwd", ["-b"] + (index == 0 ? ["-c"] : []) + ["\(dir)/passwd", user, "\(user) pass"])
         }
-        let brokerConfig = "allow_anonymous false\npassword_file \(dir)/passwd\nacl_file \(RidegateAppTestsPaths.repository)/deploy/fleet/acl\n"
+        let brokerConfig = "allow_anonymous false\npassword_file \(dir)/passwd\nacl_file \(RepositoryPaths.repository)/deploy/fleet/acl\n"
         var broker = try await MosquittoBroker.start(extraConfig: brokerConfig, persistence: true)
         let port = broker.port
         let readerArguments = ["-c", "-i", "fleet-reader-\(port)", "-q", "1", "-u", "fleet-reader", "-P", "fleet-reader pass"]
@@ -32,7 +32,7 @@ import Testing
         for bike in Self.bikes {
             // The default pace in real time, 50 a second (the demo multiplies it by its speed).
             let config = try TestConfigs.bike(user: bike, name: bike, dir: dir, extra: "reconnect_max_s = 2\nreplay_per_s = \(Self.replayPerSecond / Self.speed)")
-            demos.append(try ChildProcess(RidegateAppTestsPaths.executable,
+            demos.append(try ChildProcess(RepositoryPaths.executable,
                                           ["demo", "--config", config, "--broker", "127.0.0.1:\(port)", "--speed", "\(Self.speed)", "--keep-retained",
                                            "--device-id", bike, "--state-directory", "\(dir)/\(bike)-state"], captureOutput: true))
         }

@@ -69,7 +69,7 @@ struct SyntheticRideReplayTests {
 
     @Test("The bundled demo at 100×: its sensors ride until the receiver's last fix is read, so its last points carry them")
     func demoSensorsToTheEnd() async throws {
-        let replay = try await DemoReplay.run(RidegateAppTestsPaths.repository + "/demo/ride.nmea", speed: 100)
+        let replay = try await DemoReplay.run(RepositoryPaths.repository + "/demo/ride.nmea", speed: 100)
         try Self.expectSensorsToTheEnd(replay.state)
     }
 

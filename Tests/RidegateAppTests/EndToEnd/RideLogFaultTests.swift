@@ -10,8 +10,8 @@ import Testing
     func run(_ arguments: [String], asNobody: Bool = false) async throws -> (status: Int32?, output: [String]) {
         // As root, permissions are no obstacle: the read-only case runs as nobody (setpriv, util-linux).
         let (executable, prefix) = asNobody && getuid() == 0
-            ? ("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", RidegateAppTestsPaths.executable])
-            : (RidegateAppTestsPaths.executable, [])
+            ? ("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", RepositoryPaths.executable])
+            : (RepositoryPaths.executable, [])
         let process = try ChildProcess(executable, prefix + arguments, captureOutput: true)
         let status = await process.waitForExit(timeout: TestTime.seconds(30)).flatMap(ChildProcess.exitCode)
         return (status, await process.waitForAllOutput(timeout: 5))
@@ -24,7 +24,7 @@ import Testing
     /// The demo's ride for `seconds` from its start (at 60x: a minute of riding a second), stopped with SIGTERM.
     /// `atLeast`: ride seconds the demo must have ridden too before it is stopped (a loaded machine rides slower).
     func ride(_ state: String, seconds: Double, atLeast rideSeconds: Int = 0, broker: MosquittoBroker) async throws -> [String] {
-        let demo = try ChildProcess(RidegateAppTestsPaths.executable,
+        let demo = try ChildProcess(RepositoryPaths.executable,
                                     ["demo", "--keep-retained", "--start", "recorded", "--broker", "127.0.0.1:\(broker.port)", "--speed", "60", "--state-directory", state,
                                      "--device-id", "faults"], captureOutput: true)
         await demo.waitForRideStart()
@@ -149,7 +149,7 @@ import Testing
     func readOnlyWithWritesInTheWAL() async throws {
         let broker = try await MosquittoBroker.start()
         let state = stateDirectory()
-        let demo = try ChildProcess(RidegateAppTestsPaths.executable,
+        let demo = try ChildProcess(RepositoryPaths.executable,
                                     ["demo", "--keep-retained", "--start", "recorded", "--broker", "127.0.0.1:\(broker.port)", "--speed", "60",
                                      "--state-directory", state, "--device-id", "walcut"], captureOutput: true)
         #expect(await demo.waitForRideTime(60), "\(demo.lines.suffix(3))")
@@ -172,7 +172,7 @@ import Testing
         #expect(mount("tmpfs", state, "tmpfs", UInt(MS_RDONLY), "size=1m") == 0, "mount: \(String(cString: strerror(errno)))")
         defer { umount2(state, Int32(MNT_DETACH)) }
         let subscriber = try MQTTSubscriber(port: broker.port, topic: "ridegate/readonly/health")
-        let demo = try ChildProcess(RidegateAppTestsPaths.executable,
+        let demo = try ChildProcess(RepositoryPaths.executable,
                                     ["demo", "--start", "recorded", "--broker", "127.0.0.1:\(broker.port)", "--speed", "60", "--state-directory", state,
                                      "--device-id", "readonly"], captureOutput: true)
         await demo.waitForRideStart()

@@ -7,7 +7,7 @@ import Testing
 @Suite struct HelpTextTests {
     /// The command's own overview (before USAGE: the subcommands' abstracts below it do not count).
     func help(_ arguments: [String]) async throws -> String {
-        let process = try ChildProcess(RidegateAppTestsPaths.executable, arguments + ["--help"], captureOutput: true)
+        let process = try ChildProcess(RepositoryPaths.executable, arguments + ["--help"], captureOutput: true)
         #expect(await process.waitForExit(timeout: TestTime.seconds(10)).flatMap(ChildProcess.exitCode) == 0)
         let lines = (await process.waitForAllOutput(timeout: 5)).prefix { !$0.hasPrefix("USAGE:") }
         // Help wraps at the terminal's width: compare the words, not the lines.

@@ -23,7 +23,7 @@ import Testing
             """.write(toFile: config, atomically: true, encoding: .utf8)
         // A namespace whose only route leads nowhere: a SYN to 10.255.255.1 is never answered, the connect hangs.
         let daemon = try ChildProcess("/usr/bin/unshare", ["--net", "sh", "-c",
-            "ip link set lo up && ip route add default dev lo && exec \"$0\" run --config \"$1\"", RidegateAppTestsPaths.executable, config],
+            "ip link set lo up && ip route add default dev lo && exec \"$0\" run --config \"$1\"", RepositoryPaths.executable, config],
             captureOutput: true)
         // Started; its first attempt begins at once and hangs (nothing is said about the broker until the stop).
         let started = await daemon.waitForOutput(timeout: TestTime.seconds(20)) { $0.contains { $0.contains("ridegate started") } }

@@ -64,7 +64,7 @@ import Testing
             username = "rider"
             password_file = "\(dir)/mqtt-password"
             """.write(toFile: config, atomically: true, encoding: .utf8)
-        let demo = try ChildProcess(RidegateAppTestsPaths.executable,
+        let demo = try ChildProcess(RepositoryPaths.executable,
                                     ["demo", "--config", config, "--broker", "localhost:\(broker.port)", "--speed", "20", "--device-id", "tls"],
                                     captureOutput: true)
         let got = await sub.wait(timeout: 15) { $0.contains { $0.topic == "ridegate/tls/heart_rate" } }
@@ -77,7 +77,7 @@ import Testing
         // Readable by anyone, or by its group only: both refused, each saying who can read it and the fix.
         for (bits, who) in [(0o644, "anyone on the system"), (0o640, "its group")] {
             chmod("\(dir)/mqtt-password", mode_t(bits))
-            let refused = try ChildProcess(RidegateAppTestsPaths.executable,
+            let refused = try ChildProcess(RepositoryPaths.executable,
                                            ["demo", "--config", config, "--broker", "localhost:\(broker.port)", "--device-id", "tls"], captureOutput: true)
             #expect(await refused.waitForExit(timeout: 10).flatMap(ChildProcess.exitCode) == 69)
             let message = await refused.waitForAllOutput(timeout: 5).joined(separator: "\n")
@@ -112,7 +112,7 @@ import Testing
             let sub = try MQTTSubscriber(port: broker.port, topic: "#", extraArguments: ["--cafile", "\(dir)/ca.crt", "--insecure"], host: "localhost")
             let config = "\(dir)/\(c.name).toml"
             try "[mqtt]\nca_file = \"\(dir)/\(c.trust)\"\nhost = \"localhost\"\nport = \(broker.port)\n".write(toFile: config, atomically: true, encoding: .utf8)
-            let demo = try ChildProcess(RidegateAppTestsPaths.executable,
+            let demo = try ChildProcess(RepositoryPaths.executable,
                                         ["demo", "--config", config, "--broker", "localhost:\(broker.port)", "--speed", "20", "--device-id", c.name],
                                         captureOutput: true)
             // Waits for ridegate's own word that an attempt failed, however long a loaded machine takes to start
@@ -128,7 +128,7 @@ import Testing
             // ridegate says why, once (not once per attempt), and doctor says the same.
             let refusals = demo.lines.filter { $0.contains("the broker's certificate was not accepted") }
             #expect(refusals.count == 1, "\(c.name): \(demo.lines.filter { $0.contains("mqtt") })")
-            let doctor = try ChildProcess(RidegateAppTestsPaths.executable, ["doctor", "--config", config], captureOutput: true)
+            let doctor = try ChildProcess(RepositoryPaths.executable, ["doctor", "--config", config], captureOutput: true)
             _ = await doctor.waitForExit(timeout: TestTime.seconds(20))
             let said = await doctor.waitForAllOutput(timeout: 5)
             // (bookworm's libmosquitto gives OpenSSL's reason; trixie's only "Protocol error": both name what to check)

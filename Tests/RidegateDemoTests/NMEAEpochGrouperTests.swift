@@ -2,6 +2,7 @@ import Foundation
 @testable import RidegateApp
 @testable import RidegateDemo
 import RidegateCore
+import RidegateTestSupport
 import Testing
 
 /// The demo's receiver groups its capture into epochs while reading it, a few kilobytes at a time.
@@ -45,7 +46,7 @@ struct NMEAEpochGrouperTests {
     }
 
     @Test func theBundledRideReadInSmallPiecesIsTheSameRideAsReadWhole() throws {
-        let ride = try [UInt8](Data(contentsOf: URL(fileURLWithPath: RidegateAppTestsPaths.repository + "/demo/ride.nmea")))
+        let ride = try [UInt8](Data(contentsOf: URL(fileURLWithPath: RepositoryPaths.repository + "/demo/ride.nmea")))
         let whole = epochs(of: ride, chunk: ride.count)
         let pieces = epochs(of: ride, chunk: 4096)
         #expect(whole.count > 1000)

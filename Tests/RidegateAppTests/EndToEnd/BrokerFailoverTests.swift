@@ -11,7 +11,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let hosts = ports.map { "\"127.0.0.1:\($0)\"" }.joined(separator: ", ")
         try "[mqtt]\nhosts = [\(hosts)]\nreconnect_min_s = 1\nreconnect_max_s = 2\n".write(toFile: "\(dir)/ridegate.toml", atomically: true, encoding: .utf8)
-        return try ChildProcess(RidegateAppTestsPaths.executable,
+        return try ChildProcess(RepositoryPaths.executable,
                                 ["demo", "--config", "\(dir)/ridegate.toml", "--broker", "127.0.0.1:\(ports.first ?? 0)", "--speed", "10",
                                  "--device-id", deviceID, "--keep-retained", "--state-directory", "\(dir)/state"], captureOutput: true)
     }

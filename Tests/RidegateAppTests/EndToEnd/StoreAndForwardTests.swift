@@ -26,7 +26,7 @@ import Testing
         var sub = try MQTTSubscriber(port: port, topic: "ridegate/sf/#", extraArguments: subscriberArguments)
         let demoArguments = ["demo", "--keep-retained", "--start", "recorded", "--broker", "127.0.0.1:\(port)", "--speed", "10", "--device-id", "sf", "--state-directory", state]
 
-        var demo = try ChildProcess(RidegateAppTestsPaths.executable, demoArguments, captureOutput: true)
+        var demo = try ChildProcess(RepositoryPaths.executable, demoArguments, captureOutput: true)
         await sub.wait(timeout: TestTime.seconds(30)) { Self.seqs($0, "ridegate/sf/gps").count >= 5 }
         await broker.stop()
         await sub.stop()
@@ -36,7 +36,7 @@ import Testing
         demo.signal(SIGKILL)
         _ = await demo.waitForExit(timeout: 5)
 
-        demo = try ChildProcess(RidegateAppTestsPaths.executable, demoArguments, captureOutput: true)
+        demo = try ChildProcess(RepositoryPaths.executable, demoArguments, captureOutput: true)
         try await TestTime.pause(1) // still no broker: the restarted gateway spools too
         broker = try await MosquittoBroker.start(port: port, persistence: true, directory: broker.directory)
         sub = try MQTTSubscriber(port: port, topic: "ridegate/sf/#", extraArguments: subscriberArguments)
@@ -117,7 +117,7 @@ import Testing
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("rg-sf-\(UUID().uuidString)").path
         let arguments = ["demo", "--keep-retained", "--start", "recorded", "--broker", "127.0.0.1:\(port)", "--speed", "60", "--device-id", "out", "--state-directory", state]
         var sub = try MQTTSubscriber(port: port, topic: "ridegate/out/ride")
-        var demo = try ChildProcess(RidegateAppTestsPaths.executable, arguments, captureOutput: true)
+        var demo = try ChildProcess(RepositoryPaths.executable, arguments, captureOutput: true)
         let live = await sub.wait(timeout: 30) { Self.seqs($0, "ridegate/out/ride").count >= 3 }
         let lastLive = Self.seqs(live, "ridegate/out/ride").max() ?? 0
         // The broker goes away, then the gateway stops: its final summary has nowhere to go.
@@ -129,7 +129,7 @@ import Testing
 
         broker = try await MosquittoBroker.start(port: port)
         sub = try MQTTSubscriber(port: port, topic: "ridegate/out/#")
-        demo = try ChildProcess(RidegateAppTestsPaths.executable, arguments, captureOutput: true)
+        demo = try ChildProcess(RepositoryPaths.executable, arguments, captureOutput: true)
         // Generous: a restarted demo beside a loaded suite (Swift 6.0.3's in a chroot) took longer than 30 s, and its
         // own readings, which show the restart, had not arrived.
         let after = await sub.wait(timeout: TestTime.seconds(90)) { messages in

@@ -128,7 +128,7 @@ enum DemoReplay {
     static func run(_ path: String, speed: Int) async throws -> Result {
         let broker = try await MosquittoBroker.start()
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("rg-replay-\(UUID().uuidString)").path
-        let demo = try ChildProcess(RidegateAppTestsPaths.executable,
+        let demo = try ChildProcess(RepositoryPaths.executable,
                                     ["demo", "--ride", path, "--speed", String(speed), "--broker", "127.0.0.1:\(broker.port)",
                                      "--state-directory", state, "--device-id", "replay"], captureOutput: true)
         // The demo ends with its ride.
@@ -137,7 +137,7 @@ enum DemoReplay {
         // A ride that started without one of its sensors (the demo waited its patience out) lacks that sensor's start.
         #expect(!said.contains { $0.contains("the ride starts without every sensor connected") }, "\(path): \(said.filter { $0.hasPrefix("warning") })")
         #expect(status == 0, "\(path): \(said.suffix(5))")
-        let list = try ChildProcess(RidegateAppTestsPaths.executable, ["rides", "list", "--json", "--state-directory", state], captureOutput: true)
+        let list = try ChildProcess(RepositoryPaths.executable, ["rides", "list", "--json", "--state-directory", state], captureOutput: true)
         #expect(await list.waitForExit(timeout: TestTime.seconds(30)).flatMap(ChildProcess.exitCode) == 0)
         let listed = (await list.waitForAllOutput(timeout: 5)).joined()
         let rides = try JSONSerialization.jsonObject(with: Data(listed.utf8)) as? [[String: Any]] ?? []

@@ -17,7 +17,7 @@ import Testing
         let sub = try MQTTSubscriber(port: broker.port, topic: "ridegate/today/#")
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("rg-today-\(UUID().uuidString)").path
         let started = Date()
-        let demo = try ChildProcess(RidegateAppTestsPaths.executable,
+        let demo = try ChildProcess(RepositoryPaths.executable,
                                     ["demo", "--keep-retained", "--broker", "127.0.0.1:\(broker.port)", "--device-id", "today", "--state-directory", state],
                                     captureOutput: true)
         let seen = await sub.wait(timeout: TestTime.seconds(15)) { $0.filter { $0.topic == "ridegate/today/gps" }.count >= 3 }
@@ -42,7 +42,7 @@ import Testing
 
     @Test("--start takes 'recorded' or a UTC time; anything else is a usage error that says what it takes")
     func startArgument() async throws {
-        let process = try ChildProcess(RidegateAppTestsPaths.executable, ["demo", "--start", "tomorrow"], captureOutput: true)
+        let process = try ChildProcess(RepositoryPaths.executable, ["demo", "--start", "tomorrow"], captureOutput: true)
         #expect(await process.waitForExit(timeout: TestTime.seconds(10)).flatMap(ChildProcess.exitCode) == 64)
         let said = await process.waitForAllOutput(timeout: 5).joined(separator: " ")
         #expect(said.contains("'tomorrow'") && said.contains("'recorded'") && said.contains("2026-06-21T16:00:00Z"), "\(said)")

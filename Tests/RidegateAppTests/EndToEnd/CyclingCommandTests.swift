@@ -11,7 +11,7 @@ import Testing
     static let sequenceIDs = sequences.compactMap { $0["id"] as? String }
 
     static func run(_ arguments: [String]) async throws -> (status: Int32?, lines: [String]) {
-        let process = try ChildProcess(RidegateAppTestsPaths.executable, arguments, captureOutput: true)
+        let process = try ChildProcess(RepositoryPaths.executable, arguments, captureOutput: true)
         let status = await process.waitForExit(timeout: 10).flatMap(ChildProcess.exitCode)
         return (status, await process.waitForAllOutput(timeout: 5))
     }

@@ -32,7 +32,7 @@ import Testing
 
     func export(_ format: String, from state: String) async throws -> String {
         let file = state + "/ride." + format
-        let process = try ChildProcess(RidegateAppTestsPaths.executable,
+        let process = try ChildProcess(RepositoryPaths.executable,
                                        ["rides", "export", "latest", "--format", format, "--output", file, "--state-directory", state], captureOutput: true)
         let status = await process.waitForExit(timeout: TestTime.seconds(30)).flatMap(ChildProcess.exitCode)
         let said = await process.waitForAllOutput(timeout: 5)
@@ -87,7 +87,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         #expect(mkfifo(state + "/fifo", 0o600) == 0)
         for (target, what) in [(dir, "a directory"), (state + "/fifo", "a FIFO"), ("/dev/null", "a device")] {
-            let process = try ChildProcess(RidegateAppTestsPaths.executable,
+            let process = try ChildProcess(RepositoryPaths.executable,
                                            ["rides", "export", "latest", "--format", "fit", "--output", target, "--state-directory", state], captureOutput: true)
             #expect(await process.waitForExit(timeout: TestTime.seconds(30)).flatMap(ChildProcess.exitCode) == 64)
             let said = await process.waitForAllOutput(timeout: 5).joined(separator: " ")
@@ -100,7 +100,7 @@ import Testing
     }
 
     func listJSON(_ state: String) async throws -> (Int32?, String) {
-        let process = try ChildProcess(RidegateAppTestsPaths.executable, ["rides", "list", "--json", "--state-directory", state], captureOutput: true)
+        let process = try ChildProcess(RepositoryPaths.executable, ["rides", "list", "--json", "--state-directory", state], captureOutput: true)
         let status = await process.waitForExit(timeout: TestTime.seconds(30)).flatMap(ChildProcess.exitCode)
         return (status, (await process.waitForAllOutput(timeout: 5)).joined())
     }

@@ -37,7 +37,7 @@ import Testing
     func demo() async throws {
         let broker = try await MosquittoBroker.start()
         let sub = try MQTTSubscriber(port: broker.port, topic: "#")
-        let demo = try ChildProcess(RidegateAppTestsPaths.executable,
+        let demo = try ChildProcess(RepositoryPaths.executable,
                                     ["demo", "--broker", "127.0.0.1:\(broker.port)", "--speed", "20"], captureOutput: true)
         let messages = await sub.wait(timeout: TestTime.seconds(15)) { m in
             Self.announced(m).count == Self.demoComponents
@@ -143,7 +143,7 @@ import Testing
 
         // -R: only what this run publishes, not the stale configs above.
         let sub = try MQTTSubscriber(port: broker.port, topic: "homeassistant/#", extraArguments: ["-R"])
-        var daemon = try ChildProcess(RidegateAppTestsPaths.executable, ["run", "--config", config], captureOutput: true)
+        var daemon = try ChildProcess(RepositoryPaths.executable, ["run", "--config", config], captureOutput: true)
         let messages = await sub.wait(timeout: TestTime.seconds(10)) { !Self.announced($0).isEmpty }
         #expect(Self.schemaProblems(messages) == [])
         #expect(Set(Self.announced(messages).keys) == Set(Self.sunOnlyKeys))
@@ -171,7 +171,7 @@ import Testing
 
         // Recorded: the next start clears nothing.
         let second = try MQTTSubscriber(port: broker.port, topic: "homeassistant/#", extraArguments: ["-R"])
-        daemon = try ChildProcess(RidegateAppTestsPaths.executable, ["run", "--config", config], captureOutput: true)
+        daemon = try ChildProcess(RepositoryPaths.executable, ["run", "--config", config], captureOutput: true)
         let again = await second.wait(timeout: TestTime.seconds(10)) { !Self.announced($0).isEmpty }
         #expect(Set(Self.discoveryMessages(again).map(\.topic)) == ["homeassistant/device/solo/config"])
         daemon.signal(SIGTERM)
@@ -182,7 +182,7 @@ import Testing
     func keepRetainedRemovesDiscovery() async throws {
         let broker = try await MosquittoBroker.start()
         let sub = try MQTTSubscriber(port: broker.port, topic: "homeassistant/#")
-        let demo = try ChildProcess(RidegateAppTestsPaths.executable,
+        let demo = try ChildProcess(RepositoryPaths.executable,
                                     ["demo", "--keep-retained", "--broker", "127.0.0.1:\(broker.port)", "--speed", "20", "--device-id", "kept"],
                                     captureOutput: true)
         let announced = await sub.wait(timeout: TestTime.seconds(15)) { Self.announced($0).count >= 10 }

@@ -33,7 +33,7 @@ import Testing
         // A receiver whose time is the system's + 100 s, to the hundredth, twice a second.
         let feeder = PeriodicWriter(pty.controller, every: 0.5) { _ in Self.epoch(at: Date().timeIntervalSince1970 + 100) }
         defer { feeder.stop() }
-        let daemon = try ChildProcess(RidegateAppTestsPaths.executable, ["run", "--config", "\(dir)/c.toml"], captureOutput: true)
+        let daemon = try ChildProcess(RepositoryPaths.executable, ["run", "--config", "\(dir)/c.toml"], captureOutput: true)
         defer { daemon.signal(SIGTERM) }
 
         // No chronyd yet: said once, with what to check; the daemon goes on.
@@ -80,7 +80,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         for bad in ["chrony.sock", "/" + String(repeating: "x", count: 120)] {
             try "[gps]\nchrony_socket = \"\(bad)\"\n".write(toFile: "\(dir)/c.toml", atomically: true, encoding: .utf8)
-            let check = try ChildProcess(RidegateAppTestsPaths.executable, ["run", "--check-config", "--config", "\(dir)/c.toml"], captureOutput: true)
+            let check = try ChildProcess(RepositoryPaths.executable, ["run", "--check-config", "--config", "\(dir)/c.toml"], captureOutput: true)
             #expect(await check.waitForExit(timeout: 20).flatMap(ChildProcess.exitCode) == 1) // --check-config: 1; run: 78
             let said = await check.waitForAllOutput(timeout: 5).joined(separator: "\n")
             #expect(said.contains("chrony_socket") && said.contains("refclock SOCK"), "\(said)")

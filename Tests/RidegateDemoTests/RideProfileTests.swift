@@ -10,7 +10,7 @@ struct RideProfileTests {
     private let ride: [UInt8]
 
     init() throws {
-        ride = try [UInt8](Data(contentsOf: URL(fileURLWithPath: RidegateAppTestsPaths.repository + "/demo/ride.nmea")))
+        ride = try [UInt8](Data(contentsOf: URL(fileURLWithPath: RepositoryPaths.repository + "/demo/ride.nmea")))
     }
 
     private func profile(chunk: Int) -> RideProfile {

@@ -8,7 +8,7 @@ import Testing
     func demoPublishesAndStopsCleanly() async throws {
         let broker = try await MosquittoBroker.start()
         let sub = try MQTTSubscriber(port: broker.port, topic: "ridegate/e2e/#")
-        let demo = try ChildProcess(RidegateAppTestsPaths.executable,
+        let demo = try ChildProcess(RepositoryPaths.executable,
                                     ["demo", "--keep-retained", "--start", "recorded", "--broker", "127.0.0.1:\(broker.port)", "--speed", "20", "--device-id", "e2e"],
                                     captureOutput: true)
         // Heart rate with its zone, speed and distance: within seconds on an idle machine; the deadline is for a loaded
@@ -88,9 +88,9 @@ import Testing
         try "[mqtt]\nport = 1883\n".write(toFile: good, atomically: true, encoding: .utf8)
         try "[mqtt]\nport = 1883\n[zones]\nmax_hr = 400\n".write(toFile: bad, atomically: true, encoding: .utf8)
 
-        let ok = try ChildProcess(RidegateAppTestsPaths.executable, ["run", "--check-config", "--config", good], captureOutput: true)
+        let ok = try ChildProcess(RepositoryPaths.executable, ["run", "--check-config", "--config", good], captureOutput: true)
         #expect(await ok.waitForExit(timeout: 10).flatMap(ChildProcess.exitCode) == 0)
-        let notOK = try ChildProcess(RidegateAppTestsPaths.executable, ["run", "--check-config", "--config", bad], captureOutput: true)
+        let notOK = try ChildProcess(RepositoryPaths.executable, ["run", "--check-config", "--config", bad], captureOutput: true)
         #expect(await notOK.waitForExit(timeout: 10).flatMap(ChildProcess.exitCode) == 1)
         let message = await notOK.waitForOutput(timeout: 5) { !$0.isEmpty }.joined(separator: "\n")
         #expect(message.contains("bad.toml:4: zones.max_hr: 400 is out of range"))
@@ -112,28 +112,28 @@ import Testing
         ]
         for (text, reason) in cases {
             try text.write(toFile: dir + "/c.toml", atomically: true, encoding: .utf8)
-            let check = try ChildProcess(RidegateAppTestsPaths.executable, ["run", "--check-config", "--config", dir + "/c.toml"], captureOutput: true)
+            let check = try ChildProcess(RepositoryPaths.executable, ["run", "--check-config", "--config", dir + "/c.toml"], captureOutput: true)
             #expect(await check.waitForExit(timeout: 10).flatMap(ChildProcess.exitCode) == 1)
             #expect((await check.waitForAllOutput(timeout: 5)).joined().contains(reason), "\(check.lines)")
-            let run = try ChildProcess(RidegateAppTestsPaths.executable, ["run", "--config", dir + "/c.toml"], captureOutput: true)
+            let run = try ChildProcess(RepositoryPaths.executable, ["run", "--config", dir + "/c.toml"], captureOutput: true)
             #expect(await run.waitForExit(timeout: 10).flatMap(ChildProcess.exitCode) == 78)
         }
         chmod(dir + "/pw", 0o600)
         try "[mqtt]\nusername = \"u\"\npassword_file = \"\(dir)/pw\"\n".write(toFile: dir + "/c.toml", atomically: true, encoding: .utf8)
-        let ok = try ChildProcess(RidegateAppTestsPaths.executable, ["run", "--check-config", "--config", dir + "/c.toml"], captureOutput: true)
+        let ok = try ChildProcess(RepositoryPaths.executable, ["run", "--check-config", "--config", dir + "/c.toml"], captureOutput: true)
         #expect(await ok.waitForExit(timeout: 10).flatMap(ChildProcess.exitCode) == 0)
     }
 
     @Test("hr decode: JSON for a valid payload, exit 65 and an error kind for a malformed one")
     func hrDecode() async throws {
-        let ok = try ChildProcess(RidegateAppTestsPaths.executable, ["hr", "decode", "104620032103", "--json"], captureOutput: true)
+        let ok = try ChildProcess(RepositoryPaths.executable, ["hr", "decode", "104620032103", "--json"], captureOutput: true)
         #expect(await ok.waitForExit(timeout: 10).flatMap(ChildProcess.exitCode) == 0)
         let out = await ok.waitForOutput(timeout: 5) { !$0.isEmpty }.first ?? ""
         let json = try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [String: Any]
         #expect(json?["heart_rate_bpm"] as? Int == 70)
         #expect(json?["hr_format"] as? String == "uint8")
         #expect(json?["rr_intervals_ms"] as? [Double] == [781.25, 782.227])
-        let bad = try ChildProcess(RidegateAppTestsPaths.executable, ["hr", "decode", "1048e8", "--json"], captureOutput: true)
+        let bad = try ChildProcess(RepositoryPaths.executable, ["hr", "decode", "1048e8", "--json"], captureOutput: true)
         #expect(await bad.waitForExit(timeout: 10).flatMap(ChildProcess.exitCode) == 65)
         #expect(await bad.waitForOutput(timeout: 5) { $0.contains(#"{"error":"rr_odd_length"}"#) }.contains(#"{"error":"rr_odd_length"}"#))
     }
@@ -141,7 +141,7 @@ import Testing
     @Test("sun names the zone in force on the day it shows: MDT in June, MST in January (it said today's)")
     func sunZoneOfTheDay() async throws {
         for (date, zone) in [("2026-06-21", "MDT"), ("2026-01-21", "MST")] {
-            let sun = try ChildProcess(RidegateAppTestsPaths.executable, ["sun", "--lat", "40", "--lon", "-105", "--date", date],
+            let sun = try ChildProcess(RepositoryPaths.executable, ["sun", "--lat", "40", "--lon", "-105", "--date", date],
                                        captureOutput: true, environment: ["TZ": "America/Denver", "PATH": "/usr/bin:/bin"])
             #expect(await sun.waitForExit(timeout: 10).flatMap(ChildProcess.exitCode) == 0)
             let lines = await sun.waitForAllOutput(timeout: 5)
@@ -149,7 +149,7 @@ import Testing
             #expect(lines.contains { $0.hasPrefix("sunrise") && $0.hasSuffix(zone) })
         }
         // The 12-hour clock where the locale reads one.
-        let us = try ChildProcess(RidegateAppTestsPaths.executable, ["sun", "--lat", "40", "--lon", "-105", "--date", "2026-06-21"],
+        let us = try ChildProcess(RepositoryPaths.executable, ["sun", "--lat", "40", "--lon", "-105", "--date", "2026-06-21"],
                                   captureOutput: true, environment: ["TZ": "America/Denver", "LC_TIME": "en_US.UTF-8", "PATH": "/usr/bin:/bin"])
         #expect(await us.waitForExit(timeout: 10).flatMap(ChildProcess.exitCode) == 0)
         let lines = await us.waitForAllOutput(timeout: 5)
@@ -159,14 +159,14 @@ import Testing
 
     @Test("sun --json keeps the contract: statuses always, events only when they occur")
     func sunJSON() async throws {
-        let ok = try ChildProcess(RidegateAppTestsPaths.executable,
+        let ok = try ChildProcess(RepositoryPaths.executable,
                                   ["sun", "--lat", "39.7392", "--lon", "-104.9903", "--date", "2024-03-20", "--json"], captureOutput: true)
         let line = await ok.waitForOutput(timeout: 10) { !$0.isEmpty }.first ?? ""
         let json = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] ?? [:]
         #expect(json["status"] as? String == "ok" && json["civil_status"] as? String == "ok")
         #expect((json["sunrise"] as? String)?.hasPrefix("2024-03-20T13:02:2") == true)
         #expect((json["sunset"] as? String)?.hasPrefix("2024-03-21T01:12:") == true)
-        let polar = try ChildProcess(RidegateAppTestsPaths.executable,
+        let polar = try ChildProcess(RepositoryPaths.executable,
                                      ["sun", "--lat", "78.2232", "--lon", "15.6267", "--date", "2026-06-21", "--json"], captureOutput: true)
         let polarLine = await polar.waitForOutput(timeout: 10) { !$0.isEmpty }.first ?? ""
         let polarJSON = try JSONSerialization.jsonObject(with: Data(polarLine.utf8)) as? [String: Any] ?? [:]
@@ -174,7 +174,7 @@ import Testing
         #expect(polarJSON["sunrise"] == nil && polarJSON["sunset"] == nil)
         #expect(polarJSON["solar_noon"] != nil)
         // A usage error: exit 64 (EX_USAGE) and a message naming the option and its range, not a crash or a hang.
-        let bad = try ChildProcess(RidegateAppTestsPaths.executable, ["sun", "--lat", "91", "--lon", "0"], captureOutput: true)
+        let bad = try ChildProcess(RepositoryPaths.executable, ["sun", "--lat", "91", "--lon", "0"], captureOutput: true)
         #expect(await bad.waitForExit(timeout: 10).flatMap(ChildProcess.exitCode) == 64)
         #expect(await bad.waitForAllOutput(timeout: 5).contains { $0.contains("'--lat'") && $0.contains("-90 to 90") })
     }
@@ -183,7 +183,7 @@ import Testing
     func scanWithoutBluetooth() async throws {
         // These machines have no radio (and no AF_BLUETOOTH); the e2e VM scans for real.
         for arguments in [["scan", "--seconds", "2"], ["scan", "--seconds", "2", "--json"]] {
-            let scan = try ChildProcess(RidegateAppTestsPaths.executable, arguments, captureOutput: true)
+            let scan = try ChildProcess(RepositoryPaths.executable, arguments, captureOutput: true)
             #expect(await scan.waitForExit(timeout: TestTime.seconds(15)).flatMap(ChildProcess.exitCode) == 69)
             let output = await scan.waitForAllOutput(timeout: 5)
             #expect(output.count == 1 && output[0].hasPrefix("ridegate: ") && output[0].contains("Bluetooth"), "\(output)")
@@ -196,9 +196,9 @@ import Testing
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         try "[led]\nmode = \"off\"\n".write(toFile: "\(dir)/off.toml", atomically: true, encoding: .utf8)
         try "[led]\nmode = \"single\"\nchip = \"gpiochip9\"\nline = 3\n".write(toFile: "\(dir)/missing.toml", atomically: true, encoding: .utf8)
-        let off = try ChildProcess(RidegateAppTestsPaths.executable, ["led", "off", "--config", "\(dir)/off.toml"], captureOutput: true)
+        let off = try ChildProcess(RepositoryPaths.executable, ["led", "off", "--config", "\(dir)/off.toml"], captureOutput: true)
         #expect(await off.waitForExit(timeout: 10).flatMap(ChildProcess.exitCode) == 0)
-        let missing = try ChildProcess(RidegateAppTestsPaths.executable, ["led", "off", "--config", "\(dir)/missing.toml"], captureOutput: true)
+        let missing = try ChildProcess(RepositoryPaths.executable, ["led", "off", "--config", "\(dir)/missing.toml"], captureOutput: true)
         #expect(await missing.waitForExit(timeout: 10).flatMap(ChildProcess.exitCode) == 69)
         let message = await missing.waitForAllOutput(timeout: 5).joined(separator: "\n")
         #expect(message.contains("line 3 on gpiochip9") && message.contains("gpiodetect"), "\(message)")
@@ -208,7 +208,7 @@ import Testing
     func signalsThatDoNotKill() async throws {
         let broker = try await MosquittoBroker.start()
         let sub = try MQTTSubscriber(port: broker.port, topic: "ridegate/sig/#")
-        let demo = try ChildProcess(RidegateAppTestsPaths.executable,
+        let demo = try ChildProcess(RepositoryPaths.executable,
                                     ["demo", "--keep-retained", "--broker", "127.0.0.1:\(broker.port)", "--speed", "10", "--device-id", "sig"], captureOutput: true)
         await sub.wait(timeout: TestTime.seconds(10)) { $0.contains { $0.topic == "ridegate/sig/gps" } }
         for (sig, name) in [(SIGHUP, "SIGHUP"), (SIGUSR1, "SIGUSR1"), (SIGUSR2, "SIGUSR2")] {
@@ -233,7 +233,7 @@ import Testing
         let old = umask(0o022)
         defer { umask(old) }
         let sub = try MQTTSubscriber(port: broker.port, topic: "ridegate/modes/#")
-        let demo = try ChildProcess(RidegateAppTestsPaths.executable,
+        let demo = try ChildProcess(RepositoryPaths.executable,
                                     ["demo", "--broker", "127.0.0.1:\(broker.port)", "--speed", "20", "--device-id", "modes", "--state-directory", state],
                                     captureOutput: true)
         await sub.wait(timeout: TestTime.seconds(10)) { $0.contains { $0.topic == "ridegate/modes/sun" } } // the position is remembered by then
@@ -265,7 +265,7 @@ import Testing
                                ("\(dir)/nul.toml", "nul.toml:3:1: a NUL byte"), ("\(dir)/deep.toml", "deep.toml:1:257: TOML syntax error: a key nested more than 128 levels deep"),
                                ("\(dir)/prefix.toml", "prefix.toml:2: mqtt.prefix: is 70000 bytes long; at most 200"),
                                ("\(dir)/client.toml", "client.toml:2: mqtt.client_id: is 200 bytes long; at most 128")] {
-            let check = try ChildProcess(RidegateAppTestsPaths.executable, ["run", "--check-config", "--config", file], captureOutput: true)
+            let check = try ChildProcess(RepositoryPaths.executable, ["run", "--check-config", "--config", file], captureOutput: true)
             #expect(await check.waitForExit(timeout: TestTime.seconds(10)).flatMap(ChildProcess.exitCode) == 1, "\(file)")
             let output = await check.waitForAllOutput(timeout: 5).joined(separator: "\n")
             #expect(output.contains(reason), "\(file): \(output)")

@@ -60,7 +60,7 @@ import Testing
         var environment = ProcessInfo.processInfo.environment
         environment["NOTIFY_SOCKET"] = notify.path
         environment["WATCHDOG_USEC"] = "400000" // pings every 0.2 s
-        let daemon = try ChildProcess(RidegateAppTestsPaths.executable, ["run", "--config", "\(dir)/ridegate.toml"],
+        let daemon = try ChildProcess(RepositoryPaths.executable, ["run", "--config", "\(dir)/ridegate.toml"],
                                       captureOutput: true, environment: environment)
         let seen = await notify.messages.wait(timeout: 10) { $0.filter { $0 == "WATCHDOG=1" }.count >= 3 }
         #expect(seen.first?.hasPrefix("READY=1") == true, "\(seen.prefix(3)) \(daemon.lines.suffix(5))")
@@ -93,7 +93,7 @@ import Testing
         let feeder = PeriodicWriter(pty.controller, every: 0.1) { second in
             NMEAText.sentence("GPRMC,\(String(format: "1200%02d.00", second % 60)),A,4000.00000,N,10500.00000,W,1.0,90.0,210626,,,A") + "\r\n"
         }
-        let ok = try ChildProcess(RidegateAppTestsPaths.executable, ["doctor", "--config", "\(dir)/ridegate.toml"], captureOutput: true)
+        let ok = try ChildProcess(RepositoryPaths.executable, ["doctor", "--config", "\(dir)/ridegate.toml"], captureOutput: true)
         let status = await ok.waitForExit(timeout: 30)
         feeder.stop()
         // The output reader may lag the exit by a moment: wait for the report's last line.
@@ -103,7 +103,7 @@ import Testing
         #expect(report.contains("MQTT broker: connected"))
 
         try write("\(dir)/no-such-gps")
-        let bad = try ChildProcess(RidegateAppTestsPaths.executable, ["doctor", "--config", "\(dir)/ridegate.toml"], captureOutput: true)
+        let bad = try ChildProcess(RepositoryPaths.executable, ["doctor", "--config", "\(dir)/ridegate.toml"], captureOutput: true)
         #expect(await bad.waitForExit(timeout: 30).flatMap(ChildProcess.exitCode) == 1)
         #expect(await bad.waitForOutput(timeout: 5) { $0.joined().contains("fix: plug the receiver in") }.joined().contains("fix: plug the receiver in"))
     }

@@ -19,7 +19,7 @@ import Testing
         let broker = try await MosquittoBroker.start(extraConfig: "allow_anonymous false\npassword_file \(dir)/passwd\nacl_file \(dir)/acl\n")
         let sub = try MQTTSubscriber(port: broker.port, topic: "ridegate/r/#", extraArguments: ["-u", "bike", "-P", "bike pass"])
         let config = try TestConfigs.bike(user: "bike", name: "ridegate", dir: dir)
-        let demo = try ChildProcess(RidegateAppTestsPaths.executable,
+        let demo = try ChildProcess(RepositoryPaths.executable,
                                     ["demo", "--config", config, "--broker", "127.0.0.1:\(broker.port)", "--speed", "20",
                                      "--device-id", "r", "--keep-retained", "--state-directory", "\(dir)/state"], captureOutput: true)
         let said = await demo.waitForOutput(timeout: TestTime.seconds(20)) { $0.contains { $0.contains("the broker refused a reading") } }

@@ -15,7 +15,7 @@ import Testing
         let config = dir + "/ridegate.toml"
         try "state_directory = \"\(dir)/state\"\n[mqtt]\n\(mqtt)\n[gps]\nenabled = false\n[heart_rate]\nenabled = false\n"
             .write(toFile: config, atomically: true, encoding: .utf8)
-        let doctor = try ChildProcess(RidegateAppTestsPaths.executable, ["doctor", "--config", config], captureOutput: true)
+        let doctor = try ChildProcess(RepositoryPaths.executable, ["doctor", "--config", config], captureOutput: true)
         _ = await doctor.waitForExit(timeout: TestTime.seconds(30))
         return (await doctor.waitForAllOutput(timeout: 5)).first { $0.contains("MQTT broker") } ?? "(no broker line)"
     }

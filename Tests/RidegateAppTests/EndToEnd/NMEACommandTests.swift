@@ -25,7 +25,7 @@ import Testing
     func agreesWithGpsd(capture: String) async throws {
         var arguments = ["nmea", "--json", Fixtures.path("nmea/gpsd/\(capture).nmea")]
         if let date = Self.headerDate(capture) { arguments += ["--date", date] }
-        let process = try ChildProcess(RidegateAppTestsPaths.executable, arguments, captureOutput: true)
+        let process = try ChildProcess(RepositoryPaths.executable, arguments, captureOutput: true)
         let status = await process.waitForExit(timeout: 20)
         #expect(status.flatMap(ChildProcess.exitCode) == 0, "\(capture) must not crash")
         let lines = await process.waitForOutput(timeout: 5) { $0.contains { $0.hasPrefix("summary:") } }
@@ -93,7 +93,7 @@ import Testing
                     "$GPGGA,1200" + "$GPRMC,120002.00,A*11",
                     String(repeating: "x", count: 200)].joined(separator: "\r\n") + "\r\n"
         try text.write(toFile: file, atomically: true, encoding: .utf8)
-        let process = try ChildProcess(RidegateAppTestsPaths.executable, ["nmea", "--json", file], captureOutput: true)
+        let process = try ChildProcess(RepositoryPaths.executable, ["nmea", "--json", file], captureOutput: true)
         let lines = await process.waitForOutput(timeout: 10) { $0.contains { $0.hasPrefix("summary:") } }
         let summary = lines.first { $0.hasPrefix("summary:") } ?? ""
         #expect(summary.contains("RMC=1"))

@@ -17,7 +17,7 @@ import Testing
         let broker = try await MosquittoBroker.start()
         try TestConfigs.quiet(deviceID: "t", dir: dir, brokerPort: broker.port, to: dir + "/c.toml")
         let sub = try MQTTSubscriber(port: broker.port, topic: "ridegate/t/status")
-        let daemon = try ChildProcess(RidegateAppTestsPaths.executable, ["run", "--config", dir + "/c.toml"], captureOutput: true)
+        let daemon = try ChildProcess(RepositoryPaths.executable, ["run", "--config", dir + "/c.toml"], captureOutput: true)
         defer { daemon.signal(SIGTERM) }
         let online = await sub.wait(timeout: TestTime.seconds(20)) { $0.contains { $0.payload == "online" } }
         try #require(online.contains { $0.payload == "online" }, "\(daemon.lines.suffix(5))")
@@ -35,7 +35,7 @@ import Testing
     func cannotStart() async throws {
         // Four descriptors: the three standard ones and the one the dynamic loader needs; epoll takes the fourth.
         let limited = try ChildProcess(try Executables.find("prlimit", hint: "apt-get install util-linux").path,
-                                       ["--nofile=4", RidegateAppTestsPaths.executable, "version"], captureOutput: true)
+                                       ["--nofile=4", RepositoryPaths.executable, "version"], captureOutput: true)
         let status = await limited.waitForExit(timeout: TestTime.seconds(10)).flatMap(ChildProcess.exitCode)
         let said = await limited.waitForAllOutput(timeout: 5)
         #expect(status == 71, "\(said)")
@@ -63,7 +63,7 @@ import Testing
         var environment = ProcessInfo.processInfo.environment
         environment["LD_PRELOAD"] = library
         environment["RIDEGATE_TEST_EPOLL_FAILS_WHEN"] = dir + "/fail"
-        let daemon = try ChildProcess(RidegateAppTestsPaths.executable, ["run", "--config", dir + "/c.toml"], captureOutput: true,
+        let daemon = try ChildProcess(RepositoryPaths.executable, ["run", "--config", dir + "/c.toml"], captureOutput: true,
                                       environment: environment)
         defer { daemon.signal(SIGKILL) }
         let online = await sub.wait(timeout: TestTime.seconds(20)) { $0.contains { $0.payload == "online" } }

@@ -8,7 +8,7 @@ import Testing
 @Suite struct FleetACLTests {
     func bike(_ id: String, user: String, dir: String, port: Int) throws -> ChildProcess {
         let config = try TestConfigs.bike(user: user, name: id, dir: dir)
-        return try ChildProcess(RidegateAppTestsPaths.executable,
+        return try ChildProcess(RepositoryPaths.executable,
                                 ["demo", "--config", config, "--broker", "127.0.0.1:\(port)", "--speed", "20",
                                  "--device-id", id, "--state-directory", "\(dir)/\(id)-state"], captureOutput: true)
     }
@@ -21,7 +21,7 @@ import Testing
             // -c makes the file, with the first user.
             try await SecureBrokerTests.run("mosquitto_passwd", ["-b"] + (user == "bike-1" ? ["-c"] : []) + ["\(dir)/passwd", user, "\(user) pass"])
         }
-        let acl = RidegateAppTestsPaths.repository + "/deploy/fleet/acl"
+        let acl = RepositoryPaths.repository + "/deploy/fleet/acl"
         let broker = try await MosquittoBroker.start(extraConfig: "allow_anonymous false\npassword_file \(dir)/passwd\nacl_file \(acl)\n")
         let reader = try MQTTSubscriber(port: broker.port, topic: "ridegate/#", extraArguments: ["-u", "fleet-reader", "-P", "fleet-reader pass"])
         // bike-1 was upgraded from a release with per-entity discovery: the ACL refuses clearing those topics.

@@ -28,7 +28,7 @@ import Testing
     /// first), then stops it; returns whether it said so, and the log.
     func run(_ arguments: [String], prefix: String, port: Int, expected: String) async throws -> (said: Bool, log: [String]) {
         let sub = try MQTTSubscriber(port: port, topic: "\(prefix)/lg/health")
-        let daemon = try ChildProcess(RidegateAppTestsPaths.executable, arguments, captureOutput: true)
+        let daemon = try ChildProcess(RepositoryPaths.executable, arguments, captureOutput: true)
         let health = await sub.wait(timeout: TestTime.seconds(15)) { $0.contains { $0.json["config"] as? String == expected } }
         daemon.signal(SIGTERM)
         #expect(await daemon.waitForExit(timeout: TestTime.seconds(10)).flatMap(ChildProcess.exitCode) == 0)
@@ -58,7 +58,7 @@ import Testing
         #expect((try? String(contentsOfFile: copy, encoding: .utf8)) == good) // the copy is still the good file
 
         try FileManager.default.removeItem(atPath: copy)
-        let none = try ChildProcess(RidegateAppTestsPaths.executable, ["run", "--config", file, "--last-good", copy], captureOutput: true)
+        let none = try ChildProcess(RepositoryPaths.executable, ["run", "--config", file, "--last-good", copy], captureOutput: true)
         #expect(await none.waitForExit(timeout: TestTime.seconds(10)).flatMap(ChildProcess.exitCode) == 78)
     }
 

@@ -41,11 +41,11 @@ import Testing
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let broker = try await MosquittoBroker.start()
         try "units = \"imperial\"\nclock = \"12h\"\n[mqtt]\nhost = \"127.0.0.1\"\nport = \(broker.port)\n".write(toFile: "\(dir)/c.toml", atomically: true, encoding: .utf8)
-        let demo = try ChildProcess(RidegateAppTestsPaths.executable,
+        let demo = try ChildProcess(RepositoryPaths.executable,
                                     ["demo", "--broker", "127.0.0.1:\(broker.port)", "--device-id", "w", "--speed", "10"], captureOutput: true)
         let session = "rgwatch\(getpid())"
         try await Self.tmux(["new-session", "-d", "-s", session, "-x", "110", "-y", "30",
-                           "\(RidegateAppTestsPaths.executable) watch --config \(dir)/c.toml --device-id w; echo watch exited $?; sleep 60"])
+                           "\(RepositoryPaths.executable) watch --config \(dir)/c.toml --device-id w; echo watch exited $?; sleep 60"])
 
         let filled = try await Self.pane(session, timeout: TestTime.seconds(30)) { text in
             text.contains("bpm") && text.contains("mph") && text.contains("mi ·") && text.contains("demo-strap connected") && text.contains("sunset")
@@ -78,7 +78,7 @@ import Testing
     /// `watch --once` against a broker that cannot be had: exit 69 with the reason the first attempt gave (a reason,
     /// not "no answer within 10 s", means it did not wait for the deadline).
     func onceCannotReach(_ broker: String) async throws -> String {
-        let watch = try ChildProcess(RidegateAppTestsPaths.executable, ["watch", "--broker", broker, "--device-id", "x", "--once"], captureOutput: true)
+        let watch = try ChildProcess(RepositoryPaths.executable, ["watch", "--broker", broker, "--device-id", "x", "--once"], captureOutput: true)
         #expect(await watch.waitForExit(timeout: TestTime.seconds(30)).flatMap(ChildProcess.exitCode) == 69)
         return (await watch.waitForAllOutput(timeout: 5)).first { $0.contains("cannot reach the broker") } ?? "(nothing said)"
     }

@@ -15,7 +15,7 @@ import Testing
     }
 
     func run(_ arguments: [String]) async throws -> (status: Int32?, output: [String]) {
-        let process = try ChildProcess(RidegateAppTestsPaths.executable, arguments, captureOutput: true)
+        let process = try ChildProcess(RepositoryPaths.executable, arguments, captureOutput: true)
         let status = await process.waitForExit(timeout: TestTime.seconds(30)).flatMap(ChildProcess.exitCode)
         return (status, await process.waitForAllOutput(timeout: 5))
     }
@@ -30,7 +30,7 @@ import Testing
     func demoRideToGPX() async throws {
         let broker = try await MosquittoBroker.start()
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("rg-ride-\(UUID().uuidString)").path
-        let demo = try ChildProcess(RidegateAppTestsPaths.executable,
+        let demo = try ChildProcess(RepositoryPaths.executable,
                                     ["demo", "--start", "recorded", "--broker", "127.0.0.1:\(broker.port)", "--speed", "60", "--state-directory", state], captureOutput: true)
         #expect(await demo.waitForRideTime(6 * 60), "\(demo.lines.suffix(3))") // some ten minutes of the ride at 60×
         demo.signal(SIGTERM)
@@ -104,7 +104,7 @@ import Testing
         let broker = try await MosquittoBroker.start()
         let sub = try MQTTSubscriber(port: broker.port, topic: "ridegate/+/gps")
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("rg-kill-\(UUID().uuidString)").path
-        let demo = try ChildProcess(RidegateAppTestsPaths.executable,
+        let demo = try ChildProcess(RepositoryPaths.executable,
                                     ["demo", "--start", "recorded", "--broker", "127.0.0.1:\(broker.port)", "--speed", "10", "--state-directory", state], captureOutput: true)
         // Until at least a minute of the ride is out on MQTT, then no orderly stop at all.
         let seen = await sub.wait(timeout: TestTime.seconds(30)) { $0.count >= 60 }
@@ -138,7 +138,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: exports, withIntermediateDirectories: true)
         let config = dir + "/ridegate.toml"
         try "[ride]\nexport_directory = \"\(exports)\"\nexport_formats = [\"fit\", \"gpx\"]\n".write(toFile: config, atomically: true, encoding: .utf8)
-        let demo = try ChildProcess(RidegateAppTestsPaths.executable,
+        let demo = try ChildProcess(RepositoryPaths.executable,
                                     ["demo", "--keep-retained", "--start", "recorded", "--broker", "127.0.0.1:\(broker.port)", "--speed", "60", "--state-directory", dir + "/state",
                                      "--config", config, "--device-id", "auto"], captureOutput: true)
         await demo.waitForRideStart()
@@ -157,7 +157,7 @@ import Testing
         #expect(listed.joined().contains(#""exported":[]"#)) // written at the stop, but the ride may go on
         // A directory that is not there (the stick is out): said once, the ride stays in the log, the demo exits 0.
         try "[ride]\nexport_directory = \"/nonexistent/usb\"\n".write(toFile: config, atomically: true, encoding: .utf8)
-        let missing = try ChildProcess(RidegateAppTestsPaths.executable,
+        let missing = try ChildProcess(RepositoryPaths.executable,
                                        ["demo", "--start", "recorded", "--broker", "127.0.0.1:\(broker.port)", "--speed", "60", "--state-directory", dir + "/state2",
                                         "--config", config], captureOutput: true)
         await missing.waitForRideStart()

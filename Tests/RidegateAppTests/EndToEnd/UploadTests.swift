@@ -45,13 +45,13 @@ import Testing
         }
 
         func ridegate(_ arguments: [String]) async throws -> (status: Int32?, output: [String]) {
-            let process = try ChildProcess(RidegateAppTestsPaths.executable, arguments, captureOutput: true)
+            let process = try ChildProcess(RepositoryPaths.executable, arguments, captureOutput: true)
             let status = await process.waitForExit(timeout: TestTime.seconds(60)).flatMap(ChildProcess.exitCode)
             return (status, await process.waitForAllOutput(timeout: 5))
         }
 
         func demo(broker: MosquittoBroker, start: String) throws -> ChildProcess {
-            try ChildProcess(RidegateAppTestsPaths.executable,
+            try ChildProcess(RepositoryPaths.executable,
                              ["demo", "--config", config, "--broker", "127.0.0.1:\(broker.port)", "--speed", "100", "--start", start,
                               "--state-directory", state, "--keep-retained"], captureOutput: true)
         }
@@ -166,7 +166,7 @@ import Testing
         #expect(retried == 0 && queued == ["ride 1: intervals.icu queued"], "\(queued)")
         let (unknown, none) = try await rig.ridegate(["upload", "retry", "7", "--config", daemonConfig])
         #expect(unknown == 65 && none.contains { $0.contains("no finished ride 7") })
-        let daemon = try ChildProcess(RidegateAppTestsPaths.executable, ["run", "--config", daemonConfig], captureOutput: true)
+        let daemon = try ChildProcess(RepositoryPaths.executable, ["run", "--config", daemonConfig], captureOutput: true)
         // Done once the daemon has written the site's answer (the site keeps the file a moment before it answers).
         let store = try SQLiteRideStore(path: rig.state + "/rides.sqlite", readOnly: true)
         let deadline = Date().addingTimeInterval(TestTime.seconds(60))
