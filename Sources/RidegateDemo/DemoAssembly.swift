@@ -88,6 +88,9 @@ extension GatewayAssembly {
                        }], loop: loop)
     }
 
+    /// The demo's privacy zone around its start, metres.
+    static let demoPrivacyRadius = 300.0
+
     /// The config the demo rides with, whatever the file says where it must.
     static func demoConfig(_ file: GatewayConfig, ride: DemoRide, options: DemoOptions) -> GatewayConfig {
         var config = file
@@ -100,6 +103,11 @@ extension GatewayAssembly {
         if config.zones.ftp == nil { config.zones.ftp = ride.ftp ?? Int(EffortModel().ftp) }
         // Its readings come `speed` times faster, and so does its backlog's pace.
         config.mqtt.replayPerSecond *= max(1, options.speed)
+        // A rider's home is a privacy zone: the demo's ride starts in one of its own, unless the config names some.
+        if config.privacyZones.zones.isEmpty, ride.positions, let start = ride.profile.startPosition {
+            config.privacyZones = PrivacyZones([.init(name: "demo start", latitude: start.latitude, longitude: start.longitude,
+                                                      radiusMeters: demoPrivacyRadius)])
+        }
         return config
     }
 

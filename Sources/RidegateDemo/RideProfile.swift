@@ -33,6 +33,8 @@ struct RideProfile: Sendable {
     /// For a recording: how long a sample holds (its records may be seconds apart); past it, a gap in which the
     /// sensors send nothing. nil for a capture: the last sample holds.
     let holdsFor: Double?
+    /// Where the ride starts (its first position), if it has positions.
+    let startPosition: (latitude: Double, longitude: Double)?
 
     private struct Motion {
         var offset: Double
@@ -45,10 +47,13 @@ struct RideProfile: Sendable {
         case recorded([Sample])
     }
 
-    init(samples: [Sample], holdsFor: Double? = nil) {
+    init(samples: [Sample], holdsFor: Double? = nil, startPosition: (latitude: Double, longitude: Double)? = nil) {
         seconds = samples.contains(where: \.recorded)
             ? .recorded(samples) : .motion(samples.map { Motion(offset: $0.offset, speed: $0.speed, grade: $0.grade) })
         self.holdsFor = holdsFor
+        self.startPosition = startPosition ?? samples.lazy.compactMap { sample in
+            sample.latitude.flatMap { latitude in sample.longitude.map { (latitude: latitude, longitude: $0) } }
+        }.first
     }
 
     /// The samples in order, made as they are read.
@@ -90,6 +95,7 @@ struct RideProfile: Sendable {
         private var assembler = FixAssembler()
         private var recent: [GPSFix] = []
         private var start: Timestamp?
+        private var startPosition: (latitude: Double, longitude: Double)?
         private var samples: [Sample] = []
 
         mutating func add(_ bytes: ArraySlice<UInt8>) {
@@ -102,13 +108,14 @@ struct RideProfile: Sendable {
 
         mutating func finish() -> RideProfile {
             if let last = assembler.flush() { add(last) }
-            return RideProfile(samples: samples)
+            return RideProfile(samples: samples, startPosition: startPosition)
         }
 
         private mutating func add(_ fix: GPSFix) {
             guard fix.hasPosition, let time = fix.time else { return }
             let start = self.start ?? time
             self.start = start
+            if startPosition == nil, let latitude = fix.latitude, let longitude = fix.longitude { startPosition = (latitude, longitude) }
             var grade = 0.0
             if let back = recent.first, let a0 = back.altitudeMSL, let a1 = fix.altitudeMSL,
                let la0 = back.latitude, let lo0 = back.longitude, let la1 = fix.latitude, let lo1 = fix.longitude {

@@ -189,6 +189,7 @@ public enum GatewayAssembly {
         settings.powerZoneDwellSeconds = config.zones.powerDwellSeconds
         settings.ledZones = config.led.zones
         settings.clockSamples = config.gps.enabled && config.gps.chronySocket != nil
+        settings.privacyZones = config.privacyZones
         return settings
     }
 

@@ -17,6 +17,8 @@ public struct GatewayConfig: Sendable, Equatable {
     public var heartRate = HeartRate()
     /// `[[sensor]]` entries: power meters, speed/cadence sensors (and straps, like `heart_rate.straps`).
     public var sensors: [Sensor] = []
+    /// Where no position is published live.
+    public var privacyZones = PrivacyZones()
     public var zones = Zones()
     public var led = LED()
     public var ride = Ride()
@@ -63,6 +65,7 @@ public struct GatewayConfig: Sendable, Equatable {
         gps = try Self.gps(try top.subtable("gps"))
         heartRate = try Self.heartRate(try top.subtable("heart_rate"))
         sensors = try Self.sensors(&top, file: file)
+        privacyZones = try Self.privacyZones(&top, file: file)
         zones = try Self.zones(try top.subtable("zones"))
         led = try Self.led(try top.subtable("led"), ftp: zones.ftp)
         ride = try Self.ride(try top.subtable("ride"))

@@ -43,6 +43,8 @@ extension GatewayCore {
         public var runsLastGoodConfig = false
         /// How far (seconds) a fix's time may stray from the established GPS time before it is rejected.
         public var gpsTimeTolerance = 2.0
+        /// Where no position is published live (`[[privacy_zone]]`).
+        public var privacyZones = PrivacyZones()
         /// Monotonic seconds between `health` messages.
         public var healthInterval: Double = 60
 

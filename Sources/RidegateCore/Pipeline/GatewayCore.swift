@@ -148,7 +148,8 @@ public struct GatewayCore: Sendable {
             effects.append(.clockSample(sample))
         }
         effects += logged(ride.fix(fix, at: ts, now: received.monotonicSeconds)) + gpsMessage(fix, ts: ts) + gpsState(.ok, ts: ts)
-        if ledger.due(Topic.position.name, at: ts.secondsSince1970, every: settings.positionInterval, whenTimeWentBack: true) {
+        if !settings.privacyZones.hides(fix),
+           ledger.due(Topic.position.name, at: ts.secondsSince1970, every: settings.positionInterval, whenTimeWentBack: true) {
             let payload = Payloads.position(latitude: latitude, longitude: longitude, hdop: fix.hdop, ts: ts)
             effects.append(.publish(Publication(topic: .position, payload: payload, retain: true)))
         }
@@ -159,7 +160,8 @@ public struct GatewayCore: Sendable {
     private mutating func gpsMessage(_ fix: GPSFix, ts: Timestamp) -> [Effect] {
         guard ledger.admit(Topic.gps.name, at: ts, interval: settings.gpsMinimumInterval) else { return [] }
         let summary = ride.summary
-        return publish(Topic.gps.name) { seq, _ in Payloads.gps(fix, ride: summary, ts: ts, seq: seq) }
+        let hidden = settings.privacyZones.hides(fix)
+        return publish(Topic.gps.name) { seq, _ in Payloads.gps(fix, ride: summary, positionHidden: hidden, ts: ts, seq: seq) }
     }
 
     private mutating func heartRate(strap: String, _ measurement: HeartRateMeasurement, at: ReceiveTime) -> [Effect] {
@@ -217,7 +219,8 @@ public struct GatewayCore: Sendable {
             return []
         }
         let seq = ledger.next(Topic.sun.name)
-        let payload = report.payload(ts: now, seq: seq, clockTrusted: time.isTrusted)
+        let payload = report.payload(ts: now, seq: seq, clockTrusted: time.isTrusted,
+                                     positionHidden: settings.privacyZones.hides(latitude: latitude, longitude: longitude))
         return [.publish(Publication(topic: .sun, payload: payload, retain: true, sequence: seq))]
             + (remember ? [.rememberPosition(latitude: latitude, longitude: longitude)] : [])
     }

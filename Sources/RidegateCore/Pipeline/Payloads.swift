@@ -16,14 +16,16 @@ public enum Payloads {
         return json.finish()
     }
 
-    public static func gps(_ fix: GPSFix, ride: RideTracker.Summary, ts: Timestamp, seq: Int) -> String {
+    /// `positionHidden`: the fix is inside a privacy zone, so its coordinates and altitude are null.
+    public static func gps(_ fix: GPSFix, ride: RideTracker.Summary, positionHidden: Bool, ts: Timestamp, seq: Int) -> String {
         var json = JSONObjectWriter()
         json.add("ts", ts.iso8601)
         json.add("seq", seq)
         json.add("mode", fix.mode.name)
-        json.add("lat", fix.latitude, decimals: 7)
-        json.add("lon", fix.longitude, decimals: 7)
-        json.add("alt_m", fix.altitudeMSL, decimals: 1)
+        json.add("lat", positionHidden ? nil : fix.latitude, decimals: 7)
+        json.add("lon", positionHidden ? nil : fix.longitude, decimals: 7)
+        json.add("alt_m", positionHidden ? nil : fix.altitudeMSL, decimals: 1)
+        json.add("position_hidden", positionHidden)
         json.add("speed_mps", ride.speedMetersPerSecond ?? fix.speedMetersPerSecond, decimals: 2)
         json.add("track_deg", fix.trackDegrees, decimals: 1)
         json.add("sats", fix.satellitesUsed)

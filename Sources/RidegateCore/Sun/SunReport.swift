@@ -21,12 +21,14 @@ public struct SunReport: Sendable, Equatable {
         sunsetWarning = secondsToSunset.map { $0 <= warningLead } ?? false
     }
 
-    public func payload(ts: Timestamp, seq: Int, clockTrusted: Bool) -> String {
+    /// `positionHidden`: the position is inside a privacy zone, so `lat` and `lon` are null (the times stay: they
+    /// place the rider no closer than a few kilometres).
+    public func payload(ts: Timestamp, seq: Int, clockTrusted: Bool, positionHidden: Bool = false) -> String {
         var w = JSONObjectWriter(capacity: 512)
         w.add("ts", ts.iso8601)
         w.add("seq", seq)
-        w.add("lat", latitude, decimals: 4)
-        w.add("lon", longitude, decimals: 4)
+        w.add("lat", positionHidden ? nil : latitude, decimals: 4)
+        w.add("lon", positionHidden ? nil : longitude, decimals: 4)
         w.add("date", date.description)
         w.add("status", day.sun.status.rawValue)
         w.add("civil_status", day.civil.status.rawValue)

@@ -1,0 +1,43 @@
+/// Circles around places the rider names (home, work): a position inside one is never published live (`gps`'s
+/// coordinates, the device tracker's `position`, `sun`'s), as a training site's privacy zones hide a ride's ends.
+/// The ride log keeps every point: what is hidden is only what leaves the Pi as it happens.
+public struct PrivacyZones: Sendable, Equatable {
+    public struct Zone: Sendable, Equatable {
+        public var name: String
+        public var latitude: Double
+        public var longitude: Double
+        public var radiusMeters: Double
+
+        public init(name: String, latitude: Double, longitude: Double, radiusMeters: Double) {
+            self.name = name
+            self.latitude = latitude
+            self.longitude = longitude
+            self.radiusMeters = radiusMeters
+        }
+
+        /// Whether the point is inside the circle or on its edge.
+        public func contains(latitude: Double, longitude: Double) -> Bool {
+            GreatCircle.distanceMeters(lat1: self.latitude, lon1: self.longitude, lat2: latitude, lon2: longitude) <= radiusMeters
+        }
+    }
+
+    public let zones: [Zone]
+
+    public init(_ zones: [Zone] = []) {
+        self.zones = zones
+    }
+
+    /// Whether a position there must not be published. A coordinate that is not finite cannot be placed, so it is
+    /// hidden too (a receiver's garbage never reveals anything).
+    public func hides(latitude: Double, longitude: Double) -> Bool {
+        guard !zones.isEmpty else { return false }
+        guard latitude.isFinite, longitude.isFinite else { return true }
+        return zones.contains { $0.contains(latitude: latitude, longitude: longitude) }
+    }
+
+    /// Whether a fix's position must not be published (a fix without one has nothing to hide).
+    public func hides(_ fix: GPSFix) -> Bool {
+        guard let latitude = fix.latitude, let longitude = fix.longitude else { return false }
+        return hides(latitude: latitude, longitude: longitude)
+    }
+}
