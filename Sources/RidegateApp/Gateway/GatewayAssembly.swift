@@ -125,10 +125,13 @@ public enum GatewayAssembly {
 
     public static func rideLogPath(_ stateDirectory: String) -> String { stateDirectory + "/rides.sqlite" }
 
-    /// The zones a ride's time in zone is counted in and the rider its calories are for, from the config.
+    /// The zones a ride's time in zone is counted in, the rider its calories are for and the places its name does
+    /// not give, from the config.
     public static func rideContext(_ config: GatewayConfig) -> RideStatistics.Context {
-        RideStatistics.Context(heartRateZones: config.heartRate.enabled ? config.zones.zones : nil, powerZones: config.zones.powerZones,
-                               rider: config.rider, ftp: config.zones.ftp)
+        var context = RideStatistics.Context(heartRateZones: config.heartRate.enabled ? config.zones.zones : nil,
+                                             powerZones: config.zones.powerZones, rider: config.rider, ftp: config.zones.ftp)
+        context.privacyZones = config.privacyZones
+        return context
     }
 
     /// The spool in the state directory: damaged files salvaged, a full or unwritable disk bridged in memory

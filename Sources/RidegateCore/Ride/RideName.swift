@@ -4,7 +4,9 @@
 /// date are the sun's local time at the start (UTC shifted by longitude / 15 h): a ride at 7 a.m. is a
 /// morning ride in Berlin and in Denver alike. The place is the start, rounded to about a kilometre.
 public enum RideName {
-    public static func make(start: Timestamp, latitude: Double, longitude: Double) -> String {
+    /// - Parameter hiding: a start inside one of these zones is not given ("Morning ride 2026-06-21"): the name
+    ///   goes wherever the ride goes (`rides/last`, its files, the training sites).
+    public static func make(start: Timestamp, latitude: Double, longitude: Double, hiding zones: PrivacyZones = PrivacyZones()) -> String {
         let lon = longitude.isFinite ? max(-180, min(180, longitude)) : 0
         let lat = latitude.isFinite ? max(-90, min(90, latitude)) : 0
         let solar = start + SunCalculator.localMeanTimeOffset(longitude: lon)
@@ -15,7 +17,9 @@ public enum RideName {
         case 17..<21: "Evening"
         default: "Night"
         }
-        return "\(part) ride \(solar.iso8601.prefix(10)) near \(degrees(lat, positive: "N", negative: "S")) \(degrees(lon, positive: "E", negative: "W"))"
+        let day = "\(part) ride \(solar.iso8601.prefix(10))"
+        guard !zones.hides(latitude: latitude, longitude: longitude) else { return day }
+        return "\(day) near \(degrees(lat, positive: "N", negative: "S")) \(degrees(lon, positive: "E", negative: "W"))"
     }
 
     /// A ride with no position at its start (an indoor trainer): "Indoor ride 2026-06-21" (the date in UTC, the

@@ -53,6 +53,8 @@ public struct RideStatistics: Sendable, Equatable {
         public var rider: RiderProfile?
         /// The functional threshold power the power zones come from (a FIT file's threshold_power).
         public var ftp: Int?
+        /// Where a ride's start is not named by its place (`RideName`).
+        public var privacyZones = PrivacyZones()
 
         public init(heartRateZones: ZoneBoundaries? = nil, powerZones: ZoneBoundaries? = nil, rider: RiderProfile? = nil,
                     ftp: Int? = nil) {

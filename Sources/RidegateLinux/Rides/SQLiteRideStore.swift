@@ -161,7 +161,8 @@ public final class SQLiteRideStore: @unchecked Sendable {
             let start = Timestamp(secondsSince1970: sqlite3_column_double(statement, 1))
             let placed = sqlite3_column_type(statement, 2) != SQLITE_NULL && sqlite3_column_type(statement, 3) != SQLITE_NULL
             names.append((sqlite3_column_int64(statement, 0), placed
-                ? RideName.make(start: start, latitude: sqlite3_column_double(statement, 2), longitude: sqlite3_column_double(statement, 3))
+                ? RideName.make(start: start, latitude: sqlite3_column_double(statement, 2), longitude: sqlite3_column_double(statement, 3),
+                                hiding: context.privacyZones)
                 : RideName.make(start: start)))
         }
         let update = try prepare("UPDATE rides SET name = ?1 WHERE id = ?2")
@@ -283,7 +284,9 @@ extension SQLiteRideStore {
 
         private mutating func create(_ point: RidePoint) throws(SpoolError) {
             let t = point.time.secondsSince1970
-            let name = point.position.map { RideName.make(start: point.time, latitude: $0.latitude, longitude: $0.longitude) }
+            let name = point.position.map {
+                RideName.make(start: point.time, latitude: $0.latitude, longitude: $0.longitude, hiding: store.context.privacyZones)
+            }
                 ?? RideName.make(start: point.time)
             let create = try store.prepare("INSERT INTO rides (start, end, moved, distance, name, ftp, power_zones) VALUES (?1, ?1, ?1, 0, ?2, ?3, ?4)")
             sqlite3_bind_double(create, 1, t)
@@ -512,7 +515,8 @@ extension SQLiteRideStore {
         let statement = try prepare("UPDATE rides SET name = ?1 WHERE id = ?2")
         defer { sqlite3_finalize(statement) }
         let start = Timestamp(secondsSince1970: Double(try scalar("SELECT CAST(start AS INTEGER) FROM rides WHERE id = \(ride)")))
-        SQLiteCalls.bindText(statement, 1, RideName.make(start: start, latitude: position.latitude, longitude: position.longitude))
+        SQLiteCalls.bindText(statement, 1, RideName.make(start: start, latitude: position.latitude, longitude: position.longitude,
+                                                          hiding: context.privacyZones))
         sqlite3_bind_int64(statement, 2, ride)
         guard sqlite3_step(statement) == SQLITE_DONE else { throw error("name a ride") }
         unplacedRide = nil

@@ -38,7 +38,7 @@ import Testing
         // (The ride's start, not a published fix: the demo starts inside a privacy zone, where `gps` has no position.)
         let lon = try PrivacyZoneTests.rideStart().longitude
         let day = String(Self.iso(gpsTime.addingTimeInterval(lon / 15 * 3600)).prefix(10))
-        #expect(output.contains { $0.hasPrefix("ride: ") && $0.contains(" ride \(day) near ") }, "\(output.suffix(3)), solar day \(day)")
+        #expect(output.contains { $0.hasPrefix("ride: ") && $0.contains(" ride \(day): ") }, "\(output.suffix(3)), solar day \(day)")
     }
 
     @Test("--start takes 'recorded' or a UTC time; anything else is a usage error that says what it takes")

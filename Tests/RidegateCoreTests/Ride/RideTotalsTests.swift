@@ -68,6 +68,14 @@ import Testing
         #expect(RideName.make(start: Timestamp(secondsSince1970: c.start), latitude: c.latitude, longitude: c.longitude) == c.expected)
     }
 
+    @Test("A ride that starts inside a privacy zone is named without its place; outside one, with it")
+    func nameHidesAPrivacyZone() {
+        let zones = PrivacyZones([.init(name: "home", latitude: 52.52, longitude: 13.405, radiusMeters: 400)])
+        let start = Timestamp(secondsSince1970: Self.day + 7 * 3600)
+        #expect(RideName.make(start: start, latitude: 52.521, longitude: 13.405, hiding: zones) == "Morning ride 2026-06-21")
+        #expect(RideName.make(start: start, latitude: 52.53, longitude: 13.405, hiding: zones) == "Morning ride 2026-06-21 near 52.53° N 13.41° E")
+    }
+
     @Test("File names sort by start time (UTC) and carry the ride's id")
     func fileNames() {
         #expect(RideFileFormat.fileName(start: time(7 * 3600 + 12 * 60 + 5), id: 3, format: .fit) == "2026-06-21-0712-ride-3.fit")
