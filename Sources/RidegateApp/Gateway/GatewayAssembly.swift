@@ -193,6 +193,10 @@ public enum GatewayAssembly {
         settings.ledZones = config.led.zones
         settings.clockSamples = config.gps.enabled && config.gps.chronySocket != nil
         settings.privacyZones = config.privacyZones
+        settings.ownTracks = config.ownTracks.map {
+            OwnTracksSettings(topic: "owntracks/\($0.user)/\($0.device ?? deviceID(config))", trackerID: $0.trackerID,
+                              interval: $0.intervalSeconds, always: $0.always)
+        }
         return settings
     }
 

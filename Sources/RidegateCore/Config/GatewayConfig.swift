@@ -19,6 +19,8 @@ public struct GatewayConfig: Sendable, Equatable {
     public var sensors: [Sensor] = []
     /// Where no position is published live.
     public var privacyZones = PrivacyZones()
+    /// The bike as an OwnTracks device, when configured.
+    public var ownTracks: OwnTracks?
     public var zones = Zones()
     public var led = LED()
     public var ride = Ride()
@@ -73,6 +75,7 @@ public struct GatewayConfig: Sendable, Equatable {
         button = try Self.button(try top.subtable("button"))
         sun = try Self.sun(try top.subtable("sun"))
         upload = try Self.upload(try top.subtable("upload"))
+        ownTracks = try Self.ownTracks(try top.subtable("owntracks"))
         try top.finish()
     }
 }

@@ -45,6 +45,8 @@ extension GatewayCore {
         public var gpsTimeTolerance = 2.0
         /// Where no position is published live (`[[privacy_zone]]`).
         public var privacyZones = PrivacyZones()
+        /// OwnTracks' location messages (`[owntracks]`), when configured.
+        public var ownTracks: OwnTracksSettings?
         /// Monotonic seconds between `health` messages.
         public var healthInterval: Double = 60
 

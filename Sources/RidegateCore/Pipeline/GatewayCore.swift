@@ -1,7 +1,8 @@
 /// The pure heart of the gateway: events in, effects out, reading no clock (every time comes with its event).
 /// A router: each event goes to the parts that own its state — GPS time (`TimeReference`), the ride
-/// (`LiveRide`), the devices' states (`GatewayStatus`), the sun (`SunSchedule`), the LED (`LEDChoice`) — and
-/// what they return becomes messages numbered by the `TopicLedger`, entries for the ride log, and the LED.
+/// (`LiveRide`), the devices' states (`GatewayStatus`), the sun (`SunSchedule`), the LED (`LEDChoice`), where the
+/// bike is shown (`LivePosition`) — and what they return becomes messages numbered by the `TopicLedger`, entries
+/// for the ride log, and the LED.
 public struct GatewayCore: Sendable {
     private let settings: Settings
     private var time: TimeReference
@@ -10,11 +11,13 @@ public struct GatewayCore: Sendable {
     private var ledger = TopicLedger()
     private var led = LEDChoice()
     private var sun: SunSchedule
+    private var live: LivePosition
 
     public init(settings: Settings) {
         self.settings = settings
         time = TimeReference(tolerance: settings.gpsTimeTolerance)
         ride = LiveRide(settings: settings)
+        live = LivePosition(settings: settings)
         status = GatewayStatus(announced: settings.homeAssistant?.rememberedSensors ?? [])
         sun = SunSchedule(moveThresholdMeters: settings.sunMoveThresholdMeters, interval: settings.sunPublishInterval,
                           warningLead: settings.sunsetWarningLead)
@@ -96,7 +99,7 @@ public struct GatewayCore: Sendable {
         effects.append(.publish(rideSummary(ts: ts, final: true)))
         if status.gps != nil { effects += gpsState(.stopped, ts: ts) }
         for sensor in status.knownSensors { effects += sensorState(sensor, .stopped, reason: nil, ts: ts) }
-        effects += healthEffects(at: receive, force: true)
+        effects += healthEffects(at: receive, force: true) + live.goingAway(at: ts).map { .publish($0) }
         if let ha = settings.homeAssistant, ha.removeAtStop { effects.append(.publish(ha.deviceRemoval())) }
         return effects
     }
@@ -148,11 +151,7 @@ public struct GatewayCore: Sendable {
             effects.append(.clockSample(sample))
         }
         effects += logged(ride.fix(fix, at: ts, now: received.monotonicSeconds)) + gpsMessage(fix, ts: ts) + gpsState(.ok, ts: ts)
-        if !settings.privacyZones.hides(fix),
-           ledger.due(Topic.position.name, at: ts.secondsSince1970, every: settings.positionInterval, whenTimeWentBack: true) {
-            let payload = Payloads.position(latitude: latitude, longitude: longitude, hdop: fix.hdop, ts: ts)
-            effects.append(.publish(Publication(topic: .position, payload: payload, retain: true)))
-        }
+        effects += live.fix(fix, at: ts, moving: ride.summary.isMoving).map { .publish($0) }
         if ledger.due(Topic.ride.name, at: ts.secondsSince1970, every: settings.rideSummaryInterval) { effects.append(.publish(rideSummary(ts: ts))) }
         return effects + sunEffects(latitude: latitude, longitude: longitude, now: ts)
     }
