@@ -18,8 +18,9 @@ extension GatewayConfig {
             let latitude = try z.number("latitude", default: 0, range: -90...90)
             let longitude = try z.number("longitude", default: 0, range: -180...180)
             let radius = try z.number("radius_m", default: 400, range: privacyZoneRadius)
+            let home = try z.bool("home", default: false)
             try z.finish()
-            zones.append(PrivacyZones.Zone(name: name, latitude: latitude, longitude: longitude, radiusMeters: radius))
+            zones.append(PrivacyZones.Zone(name: name, latitude: latitude, longitude: longitude, radiusMeters: radius, home: home))
         }
         return PrivacyZones(zones)
     }

@@ -152,6 +152,7 @@ public struct GatewayCore: Sendable {
         }
         effects += logged(ride.fix(fix, at: ts, now: received.monotonicSeconds)) + gpsMessage(fix, ts: ts) + gpsState(.ok, ts: ts)
         effects += live.fix(fix, at: ts, moving: ride.summary.isMoving).map { .publish($0) }
+        if ride.standsAtHome(fix, at: ts) { effects += endRide(at: ts) }
         if ledger.due(Topic.ride.name, at: ts.secondsSince1970, every: settings.rideSummaryInterval) { effects.append(.publish(rideSummary(ts: ts))) }
         return effects + sunEffects(latitude: latitude, longitude: longitude, now: ts)
     }

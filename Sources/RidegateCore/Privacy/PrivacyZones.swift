@@ -1,18 +1,22 @@
 /// Circles around places the rider names (home, work): a position inside one is never published live (`gps`'s
 /// coordinates, the device tracker's `position`, `sun`'s), as a training site's privacy zones hide a ride's ends.
-/// The ride log keeps every point: what is hidden is only what leaves the Pi as it happens.
+/// The ride log keeps every point: what is hidden is only what leaves the Pi as it happens. A zone marked home also
+/// ends a ride that stands in it (`LiveRide.standsAtHome`).
 public struct PrivacyZones: Sendable, Equatable {
     public struct Zone: Sendable, Equatable {
         public var name: String
         public var latitude: Double
         public var longitude: Double
         public var radiusMeters: Double
+        /// The rider's home: a ride that stands in it for `PrivacyZones.homeArrival` ends there.
+        public var home: Bool
 
-        public init(name: String, latitude: Double, longitude: Double, radiusMeters: Double) {
+        public init(name: String, latitude: Double, longitude: Double, radiusMeters: Double, home: Bool = false) {
             self.name = name
             self.latitude = latitude
             self.longitude = longitude
             self.radiusMeters = radiusMeters
+            self.home = home
         }
 
         /// Whether the point is inside the circle or on its edge.
@@ -33,6 +37,14 @@ public struct PrivacyZones: Sendable, Equatable {
         guard !zones.isEmpty else { return false }
         guard latitude.isFinite, longitude.isFinite else { return true }
         return zones.contains { $0.contains(latitude: latitude, longitude: longitude) }
+    }
+
+    /// GPS seconds a ride stands inside a home zone before it ends there.
+    public static let homeArrival = 120.0
+
+    /// Whether the position is inside a zone marked home.
+    public func isHome(latitude: Double, longitude: Double) -> Bool {
+        zones.contains { $0.home && $0.contains(latitude: latitude, longitude: longitude) }
     }
 
     /// Whether a fix's position must not be published (a fix without one has nothing to hide).

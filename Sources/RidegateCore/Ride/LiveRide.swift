@@ -16,6 +16,9 @@ struct LiveRide: Sendable {
     /// The demo's recording has played to its end: readings still in flight from its simulated sensors (on a busy
     /// machine they come after the end) make no points, which would start a second ride of a few seconds.
     private var recordingOver = false
+    /// Where a ride that stands ends at once (the zones marked home), and since when it has stood in one.
+    private let zones: PrivacyZones
+    private var standingAtHomeSince: Timestamp?
 
     init(settings: GatewayCore.Settings) {
         progress = RideProgress(rules: .init(autoPauseSpeed: settings.autoPauseSpeed, heartRateZones: settings.zones,
@@ -26,6 +29,7 @@ struct LiveRide: Sendable {
             ZoneTracker(zones: $0, margin: settings.powerZoneMarginWatts, dwellSeconds: settings.powerZoneDwellSeconds, target: .latest)
         })
         heartRateZone = ZoneTracker(zones: settings.zones, margin: settings.zoneMarginBPM, dwellSeconds: settings.zoneDwellSeconds)
+        zones = settings.privacyZones
     }
 
     var summary: RideTracker.Summary { progress.summary }
@@ -95,6 +99,25 @@ struct LiveRide: Sendable {
 
     /// The lap that ends at `time`; the next begins there.
     mutating func endLap(at time: Timestamp) -> RideProgress.LapSplit { progress.endLap(at: time) }
+
+    /// Home ends the ride: true once a ride that has moved has stood (not moving) inside a zone marked home for
+    /// `PrivacyZones.homeArrival` s of GPS time, so its files and uploads go while the house's Wi-Fi is there,
+    /// not `new_ride_after_min` later. A café is not home: elsewhere a stop continues the ride.
+    mutating func standsAtHome(_ fix: GPSFix, at ts: Timestamp) -> Bool {
+        guard let latitude = fix.latitude, let longitude = fix.longitude, zones.isHome(latitude: latitude, longitude: longitude),
+              !progress.summary.isMoving, progress.summary.distanceMeters > 0 else {
+            standingAtHomeSince = nil
+            return false
+        }
+        // The first fix standing there starts the count; GPS time that went back starts it again.
+        guard let since = standingAtHomeSince, ts >= since else {
+            standingAtHomeSince = ts
+            return false
+        }
+        guard ts - since >= PrivacyZones.homeArrival else { return false }
+        standingAtHomeSince = nil
+        return true
+    }
 
     /// The rider ended the ride: its end in the ride log, and its live totals start again.
     mutating func end(at ts: Timestamp) -> [RideLogEntry] {

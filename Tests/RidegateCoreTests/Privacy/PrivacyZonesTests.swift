@@ -101,3 +101,68 @@ import Testing
         }
     }
 }
+
+/// Home ends the ride: standing two minutes inside a zone marked home ends it there (its final summary, its end in
+/// the ride log); a café stop, or a shorter one at home, continues it.
+@Suite struct HomeEndsTheRideTests {
+    static let start = 1_782_057_600.0
+    static let home = PrivacyZones.Zone(name: "home", latitude: 40.0150, longitude: -105.2705, radiusMeters: 300, home: true)
+    static let cafe = PrivacyZones.Zone(name: "café", latitude: 40.0300, longitude: -105.2705, radiusMeters: 300)
+
+    func at(_ s: Double) -> ReceiveTime { ReceiveTime(monotonicSeconds: s, system: Timestamp(secondsSince1970: Self.start + s)) }
+
+    /// A ride from 1.1 km north of `stop` to it at 5 m/s (its last fix standing there), then still there for
+    /// `standing` seconds in all (1 Hz): what the stop's fixes made.
+    func ride(standing: Int, at stop: (latitude: Double, longitude: Double), zones: [PrivacyZones.Zone]) -> [Effect] {
+        var settings = GatewayCore.Settings(zones: .percentOfMax(190, percentages: [50, 60, 70, 80, 90]))
+        settings.privacyZones = PrivacyZones(zones)
+        var c = GatewayCore(settings: settings)
+        var effects: [Effect] = []
+        var latitude = stop.latitude + 0.01
+        var second = 0.0
+        while latitude > stop.latitude {
+            latitude = max(stop.latitude, latitude - 0.000045) // 5 m a second towards the stop
+            effects += c.handle(.gpsFix(GPSFix(time: Timestamp(secondsSince1970: Self.start + second), mode: .threeD, latitude: latitude,
+                                               longitude: stop.longitude, speedMetersPerSecond: latitude > stop.latitude ? 5 : 0), at: at(second)))
+            second += 1
+        }
+        let arrived = effects.count
+        for _ in 1..<standing {
+            effects += c.handle(.gpsFix(GPSFix(time: Timestamp(secondsSince1970: Self.start + second), mode: .threeD, latitude: stop.latitude,
+                                               longitude: stop.longitude, speedMetersPerSecond: 0), at: at(second)))
+            second += 1
+        }
+        return Array(effects[arrived...])
+    }
+
+    func finalSummaries(_ effects: [Effect]) -> [String] {
+        effects.compactMap { if case .publish(let p) = $0, p.topic == "ride", p.retain { p.payload } else { nil } }
+    }
+
+    func ends(_ effects: [Effect]) -> Int {
+        effects.filter { if case .record(.end) = $0 { true } else { false } }.count
+    }
+
+    @Test("Two minutes standing at home end the ride once, with its final summary; the minutes after end nothing more")
+    func homeEndsIt() {
+        let effects = ride(standing: 400, at: (Self.home.latitude, Self.home.longitude), zones: [Self.home, Self.cafe])
+        let summaries = finalSummaries(effects)
+        #expect(summaries.count == 1 && summaries[0].contains(#""final":true"#), "\(summaries)")
+        #expect(ends(effects) == 1)
+    }
+
+    @Test("A shorter stop at home, or any stop at a café (a zone not marked home), leaves the ride open")
+    func otherStopsContinue() {
+        #expect(finalSummaries(ride(standing: 100, at: (Self.home.latitude, Self.home.longitude), zones: [Self.home])).isEmpty)
+        let cafe = ride(standing: 400, at: (Self.cafe.latitude, Self.cafe.longitude), zones: [Self.home, Self.cafe])
+        #expect(finalSummaries(cafe).isEmpty && ends(cafe) == 0)
+    }
+
+    @Test("home = true in the config")
+    func config() throws {
+        let config = try ConfigDocument.parse("[[privacy_zone]]\nlatitude = 40\nlongitude = -105\nhome = true", file: "t.toml")
+        #expect(config.privacyZones.zones.map(\.home) == [true])
+        #expect(config.privacyZones.isHome(latitude: 40, longitude: -105))
+        #expect(try ConfigDocument.parse("[[privacy_zone]]\nlatitude = 40\nlongitude = -105", file: "t.toml").privacyZones.zones.map(\.home) == [false])
+    }
+}
