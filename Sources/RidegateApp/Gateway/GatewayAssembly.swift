@@ -131,6 +131,7 @@ public enum GatewayAssembly {
         var context = RideStatistics.Context(heartRateZones: config.heartRate.enabled ? config.zones.zones : nil,
                                              powerZones: config.zones.powerZones, rider: config.rider, ftp: config.zones.ftp)
         context.privacyZones = config.privacyZones
+        context.hidesPrivacyZonesInFiles = config.ride.hidePrivacyZonesInFiles
         return context
     }
 

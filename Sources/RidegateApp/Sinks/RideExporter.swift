@@ -55,7 +55,9 @@ public struct RideExporter: Sendable {
         } catch {
             throw .read(error)
         }
-        guard let summary = made else { throw .empty }
+        // The zones hidden in the file too, when the rider asks (training sites have their own zones).
+        let hiding = context.hidesPrivacyZonesInFiles ? context.privacyZones : PrivacyZones()
+        guard let summary = made.map(hiding.hidingPositions(in:)) else { throw .empty }
         let export = RideExport(summary: summary, name: ride.name, creator: creator, softwareVersion: Self.softwareVersion(creator),
                                 serialNumber: UInt32(truncatingIfNeeded: ride.id), devices: devices, context: context,
                                 ftp: context.ftp, utcOffsetSeconds: LocalTime.utcOffset(at: summary.statistics.start))
@@ -64,7 +66,7 @@ public struct RideExporter: Sendable {
         var outputFailure: Failure?
         do throws(SpoolError) {
             try store.forEachPoint(ride: ride.id) { (point) throws(SpoolError) in
-                writer.add(point)
+                writer.add(hiding.hidingPosition(of: point))
                 pending += writer.take()
                 guard pending.count >= 65_536 else { return }
                 do throws(Failure) {

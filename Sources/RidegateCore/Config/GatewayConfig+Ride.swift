@@ -15,6 +15,8 @@ extension GatewayConfig {
         public var maximumMegabytes = 1024.0
         /// A lap every this many kilometres (a head unit's auto-lap); nil: laps only from the lap button.
         public var autoLapKilometers: Double?
+        /// The files (exported and uploaded) show no position inside a `[[privacy_zone]]` either.
+        public var hidePrivacyZonesInFiles = false
     }
 
     public struct Sun: Sendable, Equatable {
@@ -47,6 +49,7 @@ extension GatewayConfig {
         ride.maximumMegabytes = try r.number("max_mb", default: ride.maximumMegabytes, range: 1...1_000_000)
         let autoLap = try r.number("auto_lap_km", default: 0, range: 0...1000)
         ride.autoLapKilometers = autoLap > 0 ? autoLap : nil
+        ride.hidePrivacyZonesInFiles = try r.bool("hide_privacy_zones_in_files", default: ride.hidePrivacyZonesInFiles)
         try r.finish()
         return ride
     }

@@ -53,3 +53,30 @@ public struct PrivacyZones: Sendable, Equatable {
         return hides(latitude: latitude, longitude: longitude)
     }
 }
+
+/// The ride's files, for a rider who hides the zones there too (`ride.hide_privacy_zones_in_files`): the points
+/// inside a zone keep their time, distance and sensors, not their position, so a file's map starts and ends at a
+/// zone's edge while its totals stay the ride's.
+extension PrivacyZones {
+    public func hidingPosition(of point: RidePoint) -> RidePoint {
+        guard let position = point.position, hides(latitude: position.latitude, longitude: position.longitude) else { return point }
+        var hidden = point
+        (hidden.latitude, hidden.longitude, hidden.altitude) = (nil, nil, nil)
+        return hidden
+    }
+
+    /// The ride's and each lap's start and end positions, left out where inside a zone.
+    public func hidingPositions(in summary: RideSummary) -> RideSummary {
+        var hidden = summary
+        hidden.statistics = hidingPositions(in: summary.statistics)
+        for index in hidden.laps.indices { hidden.laps[index].statistics = hidingPositions(in: hidden.laps[index].statistics) }
+        return hidden
+    }
+
+    private func hidingPositions(in statistics: RideStatistics) -> RideStatistics {
+        var hidden = statistics
+        if let start = statistics.startPosition, hides(latitude: start.latitude, longitude: start.longitude) { hidden.startPosition = nil }
+        if let end = statistics.endPosition, hides(latitude: end.latitude, longitude: end.longitude) { hidden.endPosition = nil }
+        return hidden
+    }
+}

@@ -53,8 +53,10 @@ public struct RideStatistics: Sendable, Equatable {
         public var rider: RiderProfile?
         /// The functional threshold power the power zones come from (a FIT file's threshold_power).
         public var ftp: Int?
-        /// Where a ride's start is not named by its place (`RideName`).
+        /// Where a ride's start is not named by its place (`RideName`), and, when `hidesPrivacyZonesInFiles`, where its
+        /// files show no position.
         public var privacyZones = PrivacyZones()
+        public var hidesPrivacyZonesInFiles = false
 
         public init(heartRateZones: ZoneBoundaries? = nil, powerZones: ZoneBoundaries? = nil, rider: RiderProfile? = nil,
                     ftp: Int? = nil) {

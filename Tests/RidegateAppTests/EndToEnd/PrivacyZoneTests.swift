@@ -70,6 +70,42 @@ import Testing
         #expect(points.contains { distance($0) <= DemoZone.radius }, "the ride log keeps the points inside the zone")
     }
 
+    @Test("ride.hide_privacy_zones_in_files: the exported track starts at the zone's edge; without it, at the start")
+    func filesHideTheZone() async throws {
+        let start = try Self.rideStart()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rg-privacy-files-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let zone = "[[privacy_zone]]\nlatitude = \(start.latitude)\nlongitude = \(start.longitude)\nradius_m = 300\n"
+        try (zone + "[ride]\nhide_privacy_zones_in_files = true\n").write(toFile: directory + "/hiding.toml", atomically: true, encoding: .utf8)
+        try zone.write(toFile: directory + "/showing.toml", atomically: true, encoding: .utf8)
+        let broker = try await MosquittoBroker.start()
+        let demo = try ChildProcess(RepositoryPaths.executable,
+                                    ["demo", "--config", directory + "/hiding.toml", "--state-directory", directory + "/state", "--start", "recorded",
+                                     "--broker", "127.0.0.1:\(broker.port)", "--speed", "60"], captureOutput: true)
+        #expect(await demo.waitForRideTime(4 * 60), "\(demo.lines.suffix(3))")
+        demo.signal(SIGTERM)
+        #expect(await demo.waitForExit(timeout: TestTime.seconds(10)).flatMap(ChildProcess.exitCode) == 0)
+
+        var firstPoints: [String: Double] = [:]
+        for config in ["hiding", "showing"] {
+            let file = directory + "/\(config).gpx"
+            let export = try ChildProcess(RepositoryPaths.executable, ["rides", "export", "latest", "--format", "gpx", "--config",
+                                                                      directory + "/\(config).toml", "--state-directory", directory + "/state", "-o", file])
+            #expect(await export.waitForExit(timeout: TestTime.seconds(30)).flatMap(ChildProcess.exitCode) == 0)
+            let python = try Executables.find("python3", hint: "apt-get install python3-gpxpy").path
+            let read = try ChildProcess(python, ["-c", """
+                import gpxpy, sys
+                point = gpxpy.parse(open(sys.argv[1])).tracks[0].segments[0].points[0]
+                print(point.latitude, point.longitude)
+                """, file], captureOutput: true)
+            let first = (await read.waitForAllOutput(timeout: TestTime.seconds(30))).last?.split(separator: " ").compactMap { Double($0) } ?? []
+            try #require(first.count == 2)
+            firstPoints[config] = GreatCircle.distanceMeters(lat1: start.latitude, lon1: start.longitude, lat2: first[0], lon2: first[1])
+        }
+        #expect((firstPoints["hiding"] ?? 0) > DemoZone.radius, "\(firstPoints)")
+        #expect((firstPoints["showing"] ?? .infinity) < 50, "\(firstPoints)")
+    }
+
     /// `GatewayAssembly.demoPrivacyRadius`, as docs/config.md states it.
     enum DemoZone {
         static let radius = 300.0
