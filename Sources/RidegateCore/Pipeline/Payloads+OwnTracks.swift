@@ -11,7 +11,8 @@ extension Payloads {
         json.add("tst", Int(rounding: ts.secondsSince1970, within: 0...Int.max) ?? 0)
         json.add("lat", fix.latitude, decimals: 7)
         json.add("lon", fix.longitude, decimals: 7)
-        json.add("acc", Int(rounding: 5 * (fix.hdop ?? 1), within: 0...100_000) ?? 5)
+        // At least 1: Home Assistant's owntracks integration ignores a location whose acc is 0 (or missing).
+        json.add("acc", Int(rounding: 5 * (fix.hdop ?? 1), within: 1...100_000) ?? 5)
         if let altitude = fix.altitudeMSL, let whole = Int(rounding: altitude, within: -20_000...100_000) { json.add("alt", whole) }
         if let speed = fix.speedMetersPerSecond, let whole = Int(rounding: speed * 3.6, within: 0...2_000) { json.add("vel", whole) }
         if let track = fix.trackDegrees, let whole = Int(rounding: track, within: 0...360) { json.add("cog", whole % 360) }

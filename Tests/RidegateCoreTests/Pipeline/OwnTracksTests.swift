@@ -37,6 +37,15 @@ import Testing
         #expect(first.payload.hasSuffix(#","lat":40.0145698,"lon":-105.2716813,"acc":5,"alt":1654,"vel":27,"cog":245}"#), "\(first.payload)")
     }
 
+    @Test("acc is never 0 (Home Assistant's owntracks integration ignores such a location), nor anything but whole metres")
+    func accuracy() {
+        let fix = GPSFix(time: Timestamp(secondsSince1970: Self.start), mode: .threeD, latitude: 40, longitude: -105, hdop: 0)
+        #expect(Payloads.ownTracksLocation(fix, trackerID: "JO", ts: Timestamp(secondsSince1970: Self.start)).hasSuffix(#""acc":1}"#))
+        var noisy = fix
+        noisy.hdop = 2.33
+        #expect(Payloads.ownTracksLocation(noisy, trackerID: "JO", ts: Timestamp(secondsSince1970: Self.start)).hasSuffix(#""acc":12}"#))
+    }
+
     @Test("At most one location per interval of GPS time, while the ride moves; with when = \"always\" also while it stands")
     func interval() {
         var riding = core()
