@@ -151,7 +151,10 @@ imager_manifests() {
     local base=${RIDEGATE_IMAGE_URL:-https://github.com/ridegate/ridegate/releases/download/v$version}
     cp "$here/deploy/image/ridegate-icon.svg" "$dir/"
     local args=(--xz "$dir/$name.img.xz" --raw "$raw" --version "$version" --icon "$dir/ridegate-icon.svg")
-    "$here/scripts/imager-manifest" "${args[@]}" --local > "$dir/$name.rpi-imager-manifest"
+    # RIDEGATE_HOST_DIST: where the computer that opens the manifest has dist/, when that is not here (a container).
+    local here_or_host=(--local)
+    [ -z "${RIDEGATE_HOST_DIST:-}" ] || here_or_host=(--local-dir "$RIDEGATE_HOST_DIST")
+    "$here/scripts/imager-manifest" "${args[@]}" "${here_or_host[@]}" > "$dir/$name.rpi-imager-manifest"
     "$here/scripts/imager-manifest" "${args[@]}" --url-base "$base" > "$dir/os_list.json"
 }
 

@@ -79,6 +79,19 @@ import Testing
         #expect(entry["icon"] as? String == "https://example.org/ridegate/v1.2.3/ridegate-icon.svg")
     }
 
+    @Test("Made in a container: --local-dir gives the host's folder, a POSIX one or a Windows drive path, as file:// addresses")
+    func hostFolder() async throws {
+        let files = try Self.files()
+        defer { try? FileManager.default.removeItem(atPath: files.dir) }
+        for (folder, expected) in [("/Users/jo/ride gate/dist", "file:///Users/jo/ride%20gate/dist/"),
+                                   (#"C:\Users\jo\ridegate\dist"#, "file:///C:/Users/jo/ridegate/dist/")] {
+            let manifest = try await Self.manifest(["--local-dir", folder], files, saveAs: "host.rpi-imager-manifest")
+            let entry = try #require((manifest["os_list"] as? [[String: Any]])?.first)
+            #expect(entry["url"] as? String == expected + "ridegate-1.2.3-arm64.img.xz")
+            #expect(entry["icon"] as? String == expected + "ridegate-icon.svg")
+        }
+    }
+
     @Test("Without the raw image (a manifest made again on another computer) its size and checksum come from the .xz decompressed")
     func fromTheCompressedImage() async throws {
         let files = try Self.files()
