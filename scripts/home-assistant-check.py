@@ -59,6 +59,18 @@ tracker = state_at("device_tracker.ridegate_bike_position", killed_ts)
 attrs = json.loads(tracker[1] or "{}") if tracker else {}
 check(tracker is not None and tracker[0] not in ("unavailable", "unknown") and "latitude" in attrs,
       f"tracker after the gateway died: {tracker and tracker[0]}, latitude {attrs.get('latitude')}, longitude {attrs.get('longitude')}")
+# Home Assistant's owntracks integration reads the bike's owntracks/ridegate/bike as it reads a phone: a device
+# tracker at the last location the bike published (left retained when it died).
+owntracks_path = work / "owntracks-retained.json"
+if owntracks_path.exists() and owntracks_path.read_text().strip():
+    published = json.loads(owntracks_path.read_text().splitlines()[0])
+    follower = state_at("device_tracker.ridegate_bike", killed_ts)
+    seen_at = json.loads(follower[1] or "{}") if follower else {}
+    check(follower is not None and seen_at.get("latitude") == published.get("lat") and seen_at.get("longitude") == published.get("lon"),
+          f"owntracks: device_tracker.ridegate_bike at the last location published ({published.get('lat')}, {published.get('lon')}): "
+          f"{follower and follower[0]}, {seen_at.get('latitude')}, {seen_at.get('longitude')}, accuracy {seen_at.get('gps_accuracy')}")
+else:
+    check(False, "owntracks: the bike left no OwnTracks location retained")
 speed = [r[0] for r in states("sensor.ridegate_bike_speed") if r[0] not in (None, "", "unavailable", "unknown")]
 check(bool(speed) and all(0 <= float(v) < 80 for v in speed), f"speed in km/h: {len(speed)} states, max {max(map(float, speed)) if speed else None}")
 riding = [r[0] for r in states("binary_sensor.ridegate_bike_riding") if r[0]]
@@ -94,7 +106,15 @@ if (work / "registry-before.json").exists():
     check(retained == ["homeassistant/device/bike/config"], f"upgrade: only the device message retained, no per-entity config: {retained[:5]}")
 
 log = (config / "home-assistant.log").read_text(errors="replace")
-problems = [line for line in log.splitlines() if ("WARNING" in line or "ERROR" in line) and ("mqtt" in line.lower() or "ridegate" in line)]
+problems = [line for line in log.splitlines()
+            if ("WARNING" in line or "ERROR" in line) and ("mqtt" in line.lower() or "ridegate" in line or "owntracks" in line)]
+# The demo's orderly stop clears its retained OwnTracks location with an empty retained message (how a retained
+# topic is cleared; OwnTracks' own recorder documents the same), and the owntracks integration logs an error for
+# any payload that is not JSON: Home Assistant's reaction to the clearing, said, not failed.
+cleared = [line for line in problems if "owntracks" in line and line.rstrip().endswith("Unable to parse payload as JSON:")]
+if cleared:
+    print(f"note Home Assistant's owntracks integration logged {len(cleared)} error(s) for the empty message that cleared the demo's location")
+problems = [line for line in problems if line not in cleared]
 # Before 2026.11, removing a device (the demo's orderly stop) makes Home Assistant itself publish an empty
 # retained payload on the device topic for each entity that is disabled by default (its registry hook for entities
 # it did not add), and then warn about each one it hears: its own messages, not ridegate's. Said, not failed.

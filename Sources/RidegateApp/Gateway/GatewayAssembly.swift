@@ -195,10 +195,14 @@ public enum GatewayAssembly {
         settings.clockSamples = config.gps.enabled && config.gps.chronySocket != nil
         settings.privacyZones = config.privacyZones
         settings.ownTracks = config.ownTracks.map {
-            OwnTracksSettings(topic: "owntracks/\($0.user)/\($0.device ?? deviceID(config))", trackerID: $0.trackerID,
-                              interval: $0.intervalSeconds, always: $0.always)
+            OwnTracksSettings(topic: ownTracksTopic($0, config), trackerID: $0.trackerID, interval: $0.intervalSeconds, always: $0.always)
         }
         return settings
+    }
+
+    /// Where the bike is an OwnTracks device: `owntracks/<user>/<device>`.
+    static func ownTracksTopic(_ ownTracks: GatewayConfig.OwnTracks, _ config: GatewayConfig) -> String {
+        "owntracks/\(ownTracks.user)/\(ownTracks.device ?? deviceID(config))"
     }
 
     /// `afterOneShots`: called once the broker has taken every one-shot message (an earlier release's discovery
@@ -231,6 +235,8 @@ public enum GatewayAssembly {
         let prefix = "\(config.mqtt.prefix)/\(deviceID)"
         var settings = try mqttSettings(config, deviceID: deviceID)
         settings.clearRetainedAtStop = clearRetainedAtStop
+        // The positions a killed run left retained: this run may never publish them (its ride inside a privacy zone).
+        settings.alsoClearAtStop = [prefix + "/" + Topic.position.name] + (config.ownTracks.map { [ownTracksTopic($0, config)] } ?? [])
         do {
             let client = try MQTTPublisher(settings: settings, topicPrefix: prefix, store: store, replayRate: config.mqtt.replayPerSecond,
                                            healthFields: health, loop: loop,

@@ -28,6 +28,9 @@ public struct MQTTSettings: Sendable {
     /// Clear every retained topic this client published, the status too, at an orderly stop (the demo: what it
     /// showed must not outlive it on a broker a Home Assistant reads).
     public var clearRetainedAtStop = false
+    /// With `clearRetainedAtStop`: retained topics a killed earlier run may have left that this run may never
+    /// publish (the demo's positions, held back while its ride is in a privacy zone), cleared at the stop too.
+    public var alsoClearAtStop: [String] = []
 
     public struct TLS: Sendable {
         public var caFile: String

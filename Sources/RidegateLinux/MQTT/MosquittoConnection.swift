@@ -106,7 +106,7 @@ final class MosquittoConnection: @unchecked Sendable {
     private var phase = Phase.idle
     private var backoff: ReconnectBackoff
     /// Every topic published retained with a payload, kept only where asked to clear them at the stop
-    /// (`MQTTSettings.clearRetainedAtStop`).
+    /// (`MQTTSettings.clearRetainedAtStop`), and those an earlier run may have left (`alsoClearAtStop`).
     private var retainedTopics: Set<String> = []
     /// Who waits for a connection; some (a one-off probe) only until the first attempt fails.
     private var connectionWaiters: [(waiter: CheckedContinuation<Void, Never>, untilFirstFailure: Bool)] = []
@@ -137,6 +137,7 @@ final class MosquittoConnection: @unchecked Sendable {
         }
         handle = mosq
         self.settings = settings
+        if settings.clearRetainedAtStop { retainedTopics = Set(settings.alsoClearAtStop) }
         self.loop = loop
         self.logger = logger
         currentBroker = Locked(BrokerAddress(host: settings.host, port: settings.port))

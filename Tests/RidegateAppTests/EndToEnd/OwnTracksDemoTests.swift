@@ -48,6 +48,29 @@ import Testing
         #expect(retained.count == 1 && retained.first?.json["_type"] as? String == "location", "\(retained.map(\.payload))")
     }
 
+    @Test("A killed demo's positions are cleared by the next one's orderly stop, though it never left its privacy zone")
+    func stopClearsWhatAKilledRunLeft() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rg-owntracks-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try Self.config.write(toFile: directory + "/ridegate.toml", atomically: true, encoding: .utf8)
+        let broker = try await MosquittoBroker.start()
+        let publish = try Executables.find("mosquitto_pub", hint: "apt-get install mosquitto-clients").path
+        for (topic, payload) in [("ridegate/left/position", #"{"latitude":40.01,"longitude":-105.27,"gps_accuracy":5}"#),
+                                 ("owntracks/jo/bike", #"{"_type":"location","lat":40.01,"lon":-105.27,"tst":1782057600,"acc":5}"#)] {
+            let seed = try ChildProcess(publish, ["-p", String(broker.port), "-t", topic, "-r", "-m", payload])
+            #expect(await seed.waitForExit(timeout: TestTime.seconds(10)).flatMap(ChildProcess.exitCode) == 0)
+        }
+        // At the ride's own pace its first fixes are all inside the demo's zone: nothing positional is published.
+        let demo = try ChildProcess(RepositoryPaths.executable,
+                                    ["demo", "--config", directory + "/ridegate.toml", "--state-directory", directory + "/state", "--start", "recorded",
+                                     "--broker", "127.0.0.1:\(broker.port)", "--device-id", "left"], captureOutput: true)
+        #expect(await demo.waitForRideTime(3), "\(demo.lines.suffix(3))")
+        demo.signal(SIGTERM)
+        #expect(await demo.waitForExit(timeout: TestTime.seconds(10)).flatMap(ChildProcess.exitCode) == 0)
+        let left = try await MQTTSubscriber.retained(port: broker.port, topic: "#")
+        #expect(left.isEmpty, "\(left.map { "\($0.topic) \($0.payload)" })")
+    }
+
     /// Every message against the schema, by python3-jsonschema: the failures, each with its message, or none.
     static func expectBookletShape(_ payloads: [String]) async throws {
         let messages = FileManager.default.temporaryDirectory.appendingPathComponent("rg-owntracks-\(UUID().uuidString).jsonl").path
