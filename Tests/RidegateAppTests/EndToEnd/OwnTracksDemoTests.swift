@@ -15,11 +15,17 @@ import Testing
         interval_s = 10
         """
 
-    @Test("The demo rider on owntracks/jo/bike: locations as the booklet has them, outside the zone, retained; lwt at the stop")
-    func demoAsOwnTracksDevice() async throws {
+    /// A folder of its own holding `config` as `ridegate.toml` (the demo's state goes in `state/` beside it).
+    static func configDirectory() throws -> String {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rg-owntracks-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        try Self.config.write(toFile: directory + "/ridegate.toml", atomically: true, encoding: .utf8)
+        try config.write(toFile: directory + "/ridegate.toml", atomically: true, encoding: .utf8)
+        return directory
+    }
+
+    @Test("The demo rider on owntracks/jo/bike: locations as the booklet has them, outside the zone, retained; lwt at the stop")
+    func demoAsOwnTracksDevice() async throws {
+        let directory = try Self.configDirectory()
         let broker = try await MosquittoBroker.start()
         let sub = try MQTTSubscriber(port: broker.port, topic: "owntracks/#")
         let demo = try ChildProcess(RepositoryPaths.executable,
@@ -50,9 +56,7 @@ import Testing
 
     @Test("A killed demo's positions are cleared by the next one's orderly stop, though it never left its privacy zone")
     func stopClearsWhatAKilledRunLeft() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rg-owntracks-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        try Self.config.write(toFile: directory + "/ridegate.toml", atomically: true, encoding: .utf8)
+        let directory = try Self.configDirectory()
         let broker = try await MosquittoBroker.start()
         let publish = try Executables.find("mosquitto_pub", hint: "apt-get install mosquitto-clients").path
         for (topic, payload) in [("ridegate/left/position", #"{"latitude":40.01,"longitude":-105.27,"gps_accuracy":5}"#),
