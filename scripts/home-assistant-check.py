@@ -76,9 +76,12 @@ check(bool(speed) and all(0 <= float(v) < 80 for v in speed), f"speed in km/h: {
 riding = [r[0] for r in states("binary_sensor.ridegate_bike_riding") if r[0]]
 check("on" in riding, f"riding was on during the ride: {sorted(set(riding))}")
 
-# Recorder rows while riding: every state row of the demo's entities during the first run, per hour.
+# Recorder rows while riding: every state row of the demo's entities during the first run, per hour (from its
+# first heart rate; the short run before it only announced the bike).
+ride_started = float((work / "ride-started-at").read_text()) if (work / "ride-started-at").exists() else 0
 first = db.execute("""SELECT MIN(s.last_updated_ts) FROM states s JOIN states_meta m ON s.metadata_id = m.metadata_id
-                      WHERE m.entity_id = 'sensor.ridegate_bike_heart_rate' AND s.state NOT IN ('unavailable', 'unknown')""").fetchone()[0]
+                      WHERE m.entity_id = 'sensor.ridegate_bike_heart_rate' AND s.state NOT IN ('unavailable', 'unknown')
+                      AND s.last_updated_ts >= ?""", (ride_started,)).fetchone()[0]
 per_entity = db.execute("""SELECT m.entity_id, COUNT(*) FROM states s JOIN states_meta m ON s.metadata_id = m.metadata_id
                            WHERE m.entity_id LIKE '%ridegate_bike%' AND s.last_updated_ts BETWEEN ? AND ? GROUP BY m.entity_id
                            ORDER BY 2 DESC""", (first or 0, killed_ts)).fetchall()
@@ -106,6 +109,60 @@ if (work / "registry-before.json").exists():
     check(retained == ["homeassistant/device/bike/config"], f"upgrade: only the device message retained, no per-entity config: {retained[:5]}")
 
 log = (config / "home-assistant.log").read_text(errors="replace")
+
+# The ride on the lock screen (deploy/homeassistant/ride-live-activity.yaml), as the phone's push relay received it.
+def lock_screen():
+    pushes = [json.loads(line) for line in (work / "pushes.jsonl").read_text().splitlines()] if (work / "pushes.jsonl").exists() else []
+    check(bool(pushes) and all(p["status"] == 201 for p in pushes),
+          f"lock screen: the relay took every push ({len(pushes)}): statuses {sorted({p['status'] for p in pushes})}")
+    check(all(p["body"].get("push_token") == "ridegatecheck:phone-token" and p["body"].get("registration_info", {}).get("webhook_id")
+              for p in pushes), "lock screen: every push carries the phone's token and webhook id")
+    data = lambda p: p["body"].get("data") or {}
+    live = [p for p in pushes if data(p).get("live_update") is True]
+    ends = [p for p in pushes if p["body"].get("message") == "clear_notification"]
+    totals = [p for p in pushes if p["body"].get("title") == "Ride over"]
+    tags = {data(p).get("tag") for p in live}
+    check(len(live) >= 2 and len(tags) == 1, f"lock screen: {len(live)} live updates, all with one tag: {sorted(map(str, tags))}")
+    check(len(ends) == 1 and data(ends[0]).get("tag") in tags and all(p["received"] < ends[0]["received"] for p in live),
+          f"lock screen: one end (clear_notification with the tag) after the last update: {len(ends)}")
+    check(len(totals) == 1 and " km" in totals[0]["body"].get("message", ""),
+          f"lock screen: the ride's totals after the end: {[p['body'].get('message') for p in totals]}")
+    ride_start = float((work / "ride-started-at").read_text())
+    check(all(data(p).get("chronometer") is True and abs(data(p).get("when", 0) - ride_start) < 90 and data(p).get("progress_max") == 5
+              and str(data(p).get("color", "")).startswith("#") for p in live),
+          f"lock screen: every update a chronometer from the ride's start ({int(ride_start)}), the zone of 5 and its colour: "
+          + str(sorted({(data(p).get('when'), data(p).get('progress_max'), data(p).get('color')) for p in live})[:4]))
+    automation = json.loads((config / "automations.yaml").read_text())[0]["use_blueprint"]["input"]
+    gap = automation["minimum_gap_seconds"]
+    intervals = [b["received"] - a["received"] for a, b in zip(live, live[1:])]
+    check(all(i >= gap - 1 for i in intervals), f"lock screen: updates at least {gap} s apart (at most {3600 // gap} an hour): "
+          f"shortest {min(intervals, default=0):.0f} s")
+    # The zone sensor's states: a number, or None while it has none (no strap yet, or the gateway away).
+    history = [(ts, int(state) if state and state.isdigit() else None) for state, _, ts in states("sensor.ridegate_bike_zone")]
+    zones = [(t, z) for t, z in history if z is not None]
+    def zone_at(ts):
+        before = [z for t, z in history if t <= ts]
+        return before[-1] if before else None
+    shown = [(p["received"], int(p["body"]["message"].split(" ")[1]) if p["body"]["message"].startswith("Zone ") else None) for p in live]
+    # (HA renders the update a moment before the relay has it: a zone of the second before it arrived.)
+    wrong = [(round(t), z, zone_at(t)) for t, z in shown
+             if z != zone_at(t - 1) and z not in {zone for ts, zone in history if t - 1 < ts <= t}]
+    check(not wrong, f"lock screen: each update shows the zone of its moment, or none while there is none "
+          f"({sum(z is not None for _, z in shown)} with a zone); wrong: {wrong[:3]}")
+    # Every zone that lasted longer than the gap (and 15 s of slack) was on the lock screen within that time.
+    unshown = []
+    for (t, z), (t_next, _) in zip(zones, zones[1:] + [(ends[0]["received"] if ends else t, None)]):
+        if live[0]["received"] <= t and t_next - t > gap + 15:
+            on_screen = [s for s_t, s in shown if s_t <= t + gap + 15]
+            if not on_screen or on_screen[-1] != z:
+                unshown.append((round(t - ride_start), z))
+    check(not unshown, f"lock screen: every zone change shown within {gap + 15} s ({len(zones)} zone states); not shown: {unshown[:3]}")
+    print(f"lock screen: {len(live)} updates (zones {[z for _, z in shown]}), 1 end, totals {totals[0]['body'].get('message') if totals else None!r}")
+lock_screen()
+automation_problems = [line for line in log.splitlines() if ("WARNING" in line or "ERROR" in line)
+                       and any(word in line.lower() for word in ("blueprint", "template", "automation", "mobile_app", "lock screen"))]
+check(not automation_problems, f"no blueprint, template, automation or mobile_app warning or error in HA's log ({len(automation_problems)}): "
+      + " | ".join(automation_problems[:3]))
 problems = [line for line in log.splitlines()
             if ("WARNING" in line or "ERROR" in line) and ("mqtt" in line.lower() or "ridegate" in line or "owntracks" in line)]
 # The demo's orderly stop clears its retained OwnTracks location with an empty retained message (how a retained

@@ -22,7 +22,7 @@ RIDEGATE_RUNTIME_PACKAGES=(mosquitto mosquitto-clients)
 # What only the tests start or read with: TLS certificates, gpsd, chronyd (run with -x so the host clock is left
 # alone), tmux, a RabbitMQ cluster (its nodes private to the test: own ports, cookie and port mapper), and the
 # independent readers the ride files are checked with.
-RIDEGATE_TEST_PACKAGES=(openssl python3-gpxpy gpsbabel python3-venv libxml2-utils python3-lxml python3-dateutil python3-jinja2 python3-jsonschema xz-utils gpsd gpsd-clients chrony tmux rabbitmq-server)
+RIDEGATE_TEST_PACKAGES=(openssl python3-gpxpy gpsbabel python3-venv libxml2-utils python3-lxml python3-dateutil python3-jinja2 python3-jsonschema python3-yaml xz-utils gpsd gpsd-clients chrony tmux rabbitmq-server)
 
 # swift build with its progress on one line (a first build takes minutes and would otherwise look hung), and
 # every error and warning in full. Usage: build_with_progress [swift build arguments...]

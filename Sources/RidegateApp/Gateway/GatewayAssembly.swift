@@ -162,6 +162,7 @@ public enum GatewayAssembly {
                                 laps: config.button != nil || config.ride.autoLapKilometers != nil,
                                 uploads: !config.upload.services.isEmpty))
             discovery.heartRateInterval = settings.heartRateMinimumInterval
+            discovery.heartRateZones = config.zones.zones.count
             discovery.gpsInterval = settings.gpsMinimumInterval
             discovery.removeAtStop = removeDiscoveryAtStop
             if let prepared {

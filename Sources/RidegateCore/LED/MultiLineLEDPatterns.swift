@@ -7,6 +7,21 @@ public enum RGBLEDPatterns {
     /// seven-zone models. Zone 0 (below zone 1) is a dim-looking slow blue blink.
     static let zoneColours: [UInt8] = [blue, blue | green, green, red | green, red, red | blue, red | green | blue]
 
+    /// The lines lit for `zone` of `top` zones: zone 0 blue (blinking slowly), the top zone red (blinking fast).
+    static func zoneLines(_ zone: Int, of top: Int) -> UInt8 {
+        if zone <= 0 { return blue }
+        if zone >= top && top > 1 { return red }
+        return zoneColours[min(zone, zoneColours.count) - 1]
+    }
+
+    /// The zone's colour as `#rrggbb`, the one the three-colour LED shows: what Home Assistant's zone sensor
+    /// carries, so a dashboard or the phone's lock screen shows the zone as the bike does.
+    public static func zoneColour(_ zone: Int, of top: Int) -> String {
+        let lines = zoneLines(zone, of: top)
+        let channel = { (line: UInt8) in lines & line != 0 ? "ff" : "00" }
+        return "#" + channel(red) + channel(green) + channel(blue)
+    }
+
     public static func pattern(for signal: LEDSignal) -> BlinkPattern {
         switch signal {
         case .off:
@@ -14,7 +29,7 @@ public enum RGBLEDPatterns {
         case .zone(let zone, let top):
             if zone <= 0 { return BlinkPattern(frames: [(150, blue), (5000, 0)]) }
             if zone >= top && top > 1 { return BlinkPattern(frames: [(100, red), (100, 0)]) } // top zone: red, fast
-            return .steady(zoneColours[min(zone, zoneColours.count) - 1])
+            return .steady(zoneLines(zone, of: top))
         case .searchingForStrap:
             return BlinkPattern(frames: [(1000, blue), (1000, 0)])
         case .strapLost:

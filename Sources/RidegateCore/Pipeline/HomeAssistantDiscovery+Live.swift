@@ -26,6 +26,10 @@ extension HomeAssistantDiscovery {
             Entity("sensor", "zone", needs: [.heartRate]) { w in
                 w.add("name", "Heart-rate zone")
                 stateFields(&w, topic: Topic.heartRate.name, template: "{{ value_json.zone }}", icon: "mdi:heart-flash")
+                // The zone's colour (as the LED shows it) and how many zones there are, for the ride's Live
+                // Activity blueprint; they change only with the zone, so they add no recorder rows of their own.
+                w.add("json_attributes_topic", "\(baseTopic)/\(Topic.heartRate.name)")
+                w.add("json_attributes_template", zoneAttributesTemplate)
                 w.add("state_class", "measurement")
                 w.add("expire_after", heartRateExpiry)
                 availability(&w)
@@ -57,5 +61,12 @@ extension HomeAssistantDiscovery {
                 w.add("icon", "mdi:bike")
             },
         ]
+    }
+
+    /// The zone sensor's attributes: `colour` (`#rrggbb`, the LED's, none without skin contact) and `zones`.
+    private var zoneAttributesTemplate: String {
+        let colours = (0...max(heartRateZones, 1)).map { "'\(RGBLEDPatterns.zoneColour($0, of: heartRateZones))'" }
+        return "{% set z = value_json.zone %}{{ {'colour': ([" + colours.joined(separator: ",")
+            + "][z] | default(none) if z is number else none), 'zones': \(heartRateZones)} | tojson }}"
     }
 }

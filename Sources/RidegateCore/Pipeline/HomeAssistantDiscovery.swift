@@ -51,6 +51,8 @@ public struct HomeAssistantDiscovery: Sendable {
     /// Seconds between `heart_rate` / `gps` messages at most (the rate limits); expiry allows three of them.
     public var heartRateInterval: Double = 0
     public var gpsInterval: Double = 0
+    /// How many heart-rate zones the configuration has (the zone sensor's `zones` attribute and colours).
+    public var heartRateZones = 5
     /// Remove the device at an orderly stop (the demo: its entities must not outlive it).
     public var removeAtStop = false
     /// The sensors an earlier run announced that the configuration still has: announced from the start, so a

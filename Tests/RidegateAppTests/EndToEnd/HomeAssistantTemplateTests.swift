@@ -23,14 +23,15 @@ import Testing
     }()
 
     /// Each template of `configs` whose object id ends with `key`, rendered over `payload`.
-    func render(_ cases: [(key: String, payload: String)], availability: Bool = false) async throws -> [String] {
+    func render(_ cases: [(key: String, payload: String)], availability: Bool = false,
+                field: String = "value_template") async throws -> [String] {
         let meter = AnnouncedSensor(sensor: SensorRef(kind: .power, id: "p1"), name: "Meter", measures: [.power, .cadence, .wheelSpeed])
         let configs = try #require(HomeAssistantSchema.components(ofDevice: discovery.deviceConfig(sensors: [meter]).payload))
         var input: [[String: String]] = []
         for (key, payload) in cases {
             let json = try #require(configs[key] ?? configs.first { $0.key.hasSuffix("_\(key)") }?.value, "no component for \(key)")
             let template = availability ? (json["availability"] as? [[String: Any]])?.last?["value_template"] as? String
-                                        : json["value_template"] as? String
+                                        : json[field] as? String
             input.append(["template": try #require(template, "\(key) has no template"), "payload": payload])
         }
         let cases = String(decoding: try JSONSerialization.data(withJSONObject: input), as: UTF8.self)
@@ -61,6 +62,17 @@ import Testing
             ("dark_soon", #"{"sunset_warning":true}"#), ("dark_soon", #"{"sunset_warning":false}"#),
         ])
         #expect(rendered == ["ON", "OFF", "ON", "OFF", "OFF", "ON", "OFF"])
+    }
+
+    @Test("The zone sensor carries the LED's colour for the zone (none without skin contact) and the number of zones")
+    func zoneColour() async throws {
+        let rendered = try await render([
+            ("zone", #"{"bpm":98,"zone":0}"#), ("zone", #"{"bpm":142,"zone":3}"#), ("zone", #"{"bpm":185,"zone":5}"#),
+            ("zone", #"{"bpm":0,"zone":null}"#), ("zone", #"{"bpm":200,"zone":9}"#),
+        ], field: "json_attributes_template")
+        let attributes = try rendered.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        #expect(attributes.map { $0["colour"] as? String } == ["#0000ff", "#00ff00", "#ff0000", nil, nil])
+        #expect(attributes.allSatisfy { $0["zones"] as? Int == 5 })
     }
 
     @Test("A lap is an event: JSON with event_type (the trigger) and the lap's figures as attributes")

@@ -69,6 +69,13 @@ import Testing
         #expect(RGBLEDPatterns.pattern(for: .zone(7, of: 8)).lines(atMilliseconds: 0) == 7) // white, seven-zone models
     }
 
+    @Test("A zone's colour for Home Assistant is the one the RGB LED shows for it")
+    func zoneColourIsTheLEDs() {
+        #expect((0...5).map { RGBLEDPatterns.zoneColour($0, of: 5) } == ["#0000ff", "#0000ff", "#00ffff", "#00ff00", "#ffff00", "#ff0000"])
+        #expect(RGBLEDPatterns.zoneColour(6, of: 7) == "#ff00ff")
+        #expect(RGBLEDPatterns.zoneColour(7, of: 7) == "#ff0000")
+    }
+
     @Test("Bar: zone N lights the first N LEDs steadily; statuses blink", arguments: 1...4)
     func bar(zone: Int) {
         let p = BarLEDPatterns.pattern(for: .zone(zone, of: 5), lineCount: 5)
