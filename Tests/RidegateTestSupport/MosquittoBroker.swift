@@ -72,6 +72,23 @@ public final class MosquittoBroker: @unchecked Sendable {
 
     public var logText: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
 
+    /// How many lines of the broker's log (`log_type all`: one per packet) contain `text`.
+    public func logged(_ text: String) -> Int {
+        logText.split(separator: "\n").filter { $0.contains(text) }.count
+    }
+
+    /// Waits until the broker has logged `text` at least `count` times (its own word that a packet went out,
+    /// such as "Sending PUBACK to"), up to `timeout`; returns whether it did.
+    @discardableResult
+    public func waitUntilLogged(_ text: String, count: Int, timeout: Double = 10) async -> Bool {
+        let deadline = Date().addingTimeInterval(TestTime.seconds(timeout))
+        while logged(text) < count {
+            guard Date() < deadline else { return false }
+            try? await Task.sleep(nanoseconds: 2_000_000)
+        }
+        return true
+    }
+
     public struct BrokerError: Error, CustomStringConvertible {
         public var message: String
         public var description: String { message }

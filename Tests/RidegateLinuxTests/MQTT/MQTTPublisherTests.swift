@@ -103,11 +103,12 @@ import Testing
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("rg-ride-along-\(UUID().uuidString).sqlite").path
         let store = RecordingStore(try SQLiteSpool(path: path, maximumBytes: 10_000_000))
         let (c, sub) = try await onlineClient(broker: broker, store: store)
-        // One reading per turn, each sent after the last one arrived (and, a moment later, was acknowledged).
+        // One reading per turn, each sent after the broker acknowledged the last one (it logs each PUBACK it sends).
+        let acknowledgedBefore = broker.logged("Sending PUBACK to")
         for i in 1...10 {
             c.publish(Publication(topic: "n", payload: #"{"i":\#(i)}"#, sequence: i))
             await sub.wait(timeout: 10) { $0.contains { $0.topic == "rg/t/n" && $0.json["i"] as? Int == i } }
-            try await Task.sleep(nanoseconds: 50_000_000)
+            #expect(await broker.waitUntilLogged("Sending PUBACK to", count: acknowledgedBefore + i))
         }
         let flowing = store.calls.withLock { $0 }
         #expect(flowing.removes.isEmpty, "a transaction of its own per acknowledgement: \(flowing.removes)")
@@ -132,10 +133,12 @@ import Testing
         let (c, sub) = try await onlineClient(broker: broker, store: store, loop: loop)
         try await Task.sleep(nanoseconds: 300_000_000) // the connect's own traffic (online, its PUBACK) is over
         let before = loop.wakeups
+        let acknowledgedBefore = broker.logged("Sending PUBACK to")
         for i in 1...20 {
             c.publish(Publication(topic: "n", payload: #"{"i":\#(i)}"#, sequence: i))
             await sub.wait(timeout: 10) { $0.contains { $0.topic == "rg/t/n" && $0.json["i"] as? Int == i } }
-            try await Task.sleep(nanoseconds: 30_000_000) // its PUBACK is back by now
+            // Its PUBACK sent (the broker says so): from here it waits in the client's socket.
+            #expect(await broker.waitUntilLogged("Sending PUBACK to", count: acknowledgedBefore + i))
         }
         let woken = loop.wakeups - before
         // Each reading wakes the loop once (handed over from this thread); woken for its PUBACK too, it would be 40.
