@@ -21,8 +21,11 @@ public final class MQTTPublisher: @unchecked Sendable, MQTTConnectionEvents {
 
     // On the loop's thread only:
     private var delivery: DeliveryState
-    /// Stored readings acknowledged and not yet removed from the spool (see `retireAcknowledged`).
+    /// Stored readings acknowledged and not yet removed from the spool (see `acknowledged(_:)`).
     private var acknowledged: [Int64] = []
+    /// The connection is flushing a turn of readings (`acceptIncoming`): what it hears meanwhile can wait for the
+    /// next turn's transaction.
+    private var flushingReadings = false
     /// Readings the broker refused (an MQTT 5 PUBACK with a failure reason code), and when that was said.
     private var refused = RepeatedProblem(interval: 60)
     /// Whether a refused one-shot publication was said (once: they are not sent again).
@@ -99,24 +102,25 @@ public final class MQTTPublisher: @unchecked Sendable, MQTTConnectionEvents {
         delivery.disconnected()
     }
 
-    /// Retired together after the read (`retireAcknowledged`): one spool transaction per turn. A refused reading
-    /// goes too, counted and said: the broker would refuse it again at every replay.
-    func acknowledged(messageID: Int32, refusal: MQTTRefusal?) {
-        if delivery.isOneShot(messageID: messageID) {
-            if let refusal { sayOneShotRefused(refusal) }
-            if delivery.acknowledgedOneShot(messageID: messageID) { oneShotsDelivered?() }
-            return
+    /// A read's acknowledgements leave the spool together, in one transaction. A refused reading goes too,
+    /// counted and said: the broker would refuse it again at every replay.
+    ///
+    /// While live readings flow, what a turn's flush hears (the PUBACKs that came since the last flush) leaves with
+    /// the next turn's readings, in their transaction: one SQLite commit per turn, not two. Heard at any other time (a replay
+    /// paced by them, the connection's sweep when no reading came, a stop), they leave at once.
+    func acknowledged(_ acknowledgements: [MQTTAcknowledgement]) {
+        for answer in acknowledgements {
+            if delivery.isOneShot(messageID: answer.messageID) {
+                if let refusal = answer.refusal { sayOneShotRefused(refusal) }
+                if delivery.acknowledgedOneShot(messageID: answer.messageID) { oneShotsDelivered?() }
+                continue
+            }
+            if let refusal = answer.refusal { say(refusal) }
+            if let id = delivery.acknowledged(messageID: answer.messageID) { acknowledged.append(id) }
         }
-        if let refusal { say(refusal) }
-        if let id = delivery.acknowledged(messageID: messageID) { acknowledged.append(id) }
-    }
-
-    func acknowledgementsRead() {
-        retireAcknowledged()
-    }
-
-    func connectionIdle() {
-        retirePending() // what no reading's transaction will take along
+        guard !acknowledged.isEmpty, !(flushingReadings && delivery.sendsNewReadingsAtOnce) else { return }
+        retirePending()
+        if !delivery.sendsNewReadingsAtOnce { continueReplay() }
     }
 
     /// Home Assistant restarted (its birth message): announce the discovery configs again.
@@ -128,8 +132,6 @@ public final class MQTTPublisher: @unchecked Sendable, MQTTConnectionEvents {
     }
 
     func attemptFailed(reason: String) {} // said by the connection
-
-    var acknowledgementsMayWait: Bool { delivery.sendsNewReadingsAtOnce }
 
     /// A one-shot message refused (clearing an earlier release's discovery config, against an ACL): said once,
     /// never sent again.
@@ -170,8 +172,7 @@ extension MQTTPublisher {
             defer { waiting.removeAll(keepingCapacity: true) }
             return waiting
         }
-        // The acknowledgements that arrived since the last turn leave the spool in this turn's transaction.
-        connection.readWaiting()
+        // The acknowledgements heard at the last turn's flush leave the spool in this turn's transaction.
         let readings = batch.filter(Self.isStored)
         var ids: [Int64] = []
         do {
@@ -202,7 +203,9 @@ extension MQTTPublisher {
                 acceptState(publication)
             }
         }
+        flushingReadings = true
         connection.flush()
+        flushingReadings = false
     }
 
     /// Readings (QoS 1 or 2, not `health`) wait in the spool until acknowledged; so does a ride's record that is
@@ -256,8 +259,7 @@ extension MQTTPublisher {
     public func backlog() async -> (depth: Int64, dropped: Int64, connects: Int, replayed: Int) {
         await withCheckedContinuation { continuation in
             loop.execute { [self] in
-                connection.readWaiting()
-                retirePending()
+                connection.flush() // what the broker answered meanwhile, retired (`acknowledged(_:)`)
                 continuation.resume(returning: (store.depth(), store.dropped, delivery.connects, delivery.replayedCount))
             }
         }
@@ -268,13 +270,17 @@ extension MQTTPublisher {
     }
 
     private func sendOneShot(_ p: Publication) {
-        if let mid = connection.publish(topic: p.topic, payload: p.payload, qos: p.qos, retain: p.retain) {
+        // Awaited: `oneShotsDelivered` waits for the broker's answers.
+        if let mid = connection.publish(topic: p.topic, payload: p.payload, qos: p.qos, retain: p.retain, answer: .soon) {
             delivery.sentOneShot(messageID: mid)
         }
     }
 
     private func sendStored(_ reading: StoredReading) {
-        if let mid = connection.publish(topic: topicPrefix + "/" + reading.topic, payload: reading.payload, qos: reading.qos, retain: reading.retain) {
+        // A replay is paced by the acknowledgements: it needs them soon. A live reading's can wait for the next turn.
+        let answer: AnswerNeeded = delivery.sendsNewReadingsAtOnce ? .whenConvenient : .soon
+        if let mid = connection.publish(topic: topicPrefix + "/" + reading.topic, payload: reading.payload, qos: reading.qos,
+                                        retain: reading.retain, answer: answer) {
             delivery.sent(messageID: mid, storedID: reading.id)
         }
     }
@@ -308,17 +314,8 @@ extension MQTTPublisher {
         for reading in toSend { sendStored(reading) }
     }
 
-    /// After a read: while live readings flow, what the acknowledgements retired leaves the spool with the
-    /// next turn's readings, in their transaction (one journal commit per reading instead of two); a replay
-    /// retires at once and goes on.
-    private func retireAcknowledged() {
-        guard !acknowledged.isEmpty, !delivery.sendsNewReadingsAtOnce else { return }
-        retirePending()
-        continueReplay()
-    }
-
-    /// Removes the acknowledged readings still in the spool: when no reading came to take them along (the
-    /// connection idle), before the spool's depth is read or a replay starts from it, at the stop. So an
+    /// Removes the acknowledged readings still in the spool: when no reading's transaction takes them along
+    /// (`acknowledged(_:)`), before the spool's depth is read or a replay starts from it, at the stop. So an
     /// acknowledged reading stays stored at most until one of those; a crash meanwhile sends it again (same seq).
     private func retirePending() {
         guard !acknowledged.isEmpty else { return }

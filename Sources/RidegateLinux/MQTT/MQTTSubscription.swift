@@ -56,8 +56,5 @@ public final class MQTTSubscription: MQTTConnectionEvents, @unchecked Sendable {
 
     func attemptFailed(reason: String) { continuation.yield(.disconnected(reason: reason)) }
     func received(topic: String, payload: String) { continuation.yield(.message(topic: topic, payload: payload)) }
-    func acknowledged(messageID: Int32, refusal: MQTTRefusal?) {}
-    func acknowledgementsRead() {}
-    func connectionIdle() {}
-    var acknowledgementsMayWait: Bool { false }
+    func acknowledged(_ acknowledgements: [MQTTAcknowledgement]) {} // it publishes nothing
 }

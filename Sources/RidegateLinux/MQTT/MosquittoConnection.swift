@@ -8,18 +8,28 @@ protocol MQTTConnectionEvents: AnyObject {
     func connectionAccepted()
     /// The connection ended: lost, refused after the socket opened, or closed at the stop.
     func connectionEnded()
-    /// The broker acknowledged message `messageID` (a PUBACK or PUBCOMP), or refused it (`refusal`).
-    func acknowledged(messageID: Int32, refusal: MQTTRefusal?)
-    /// The broker's acknowledgements were read while readings may still flow.
-    func acknowledgementsRead()
-    /// No publishing turn is near (the acknowledgement sweep, the keepalive): nothing should wait for one.
-    func connectionIdle()
+    /// After each read of the broker's answers: the messages it acknowledged (a PUBACK or PUBCOMP) or refused,
+    /// in the order read; none when the read brought other packets only.
+    func acknowledged(_ acknowledgements: [MQTTAcknowledgement])
     /// A message on a subscribed topic (Home Assistant's status, `MQTTSettings.subscriptions`).
     func received(topic: String, payload: String)
     /// An attempt to connect failed (said in the log too): why, in words.
     func attemptFailed(reason: String)
-    /// Whether the broker's answers may wait in the socket until the next turn that publishes (see `flush`).
-    var acknowledgementsMayWait: Bool { get }
+}
+
+/// The broker's answer to one QoS 1 or 2 message: taken, or refused (`refusal`).
+struct MQTTAcknowledgement {
+    let messageID: Int32
+    let refusal: MQTTRefusal?
+}
+
+/// How soon whoever publishes needs the broker's answer to a message.
+enum AnswerNeeded {
+    /// Something waits on it (a replay paced by its acknowledgements, a one-off publication awaited): the loop
+    /// wakes for it.
+    case soon
+    /// It may wait in the socket until the next turn that publishes (see `MosquittoConnection.flush`).
+    case whenConvenient
 }
 
 /// A PUBACK with a failure reason code (MQTT 5): the broker will not take that topic from this client.
@@ -30,8 +40,8 @@ struct MQTTRefusal {
 
 /// libmosquitto driven by the gateway's event loop, and nothing else: the loop watches the connection's socket
 /// and calls libmosquitto's read, write and keepalive steps (its "external loop" API), libmosquitto's callbacks
-/// become `MQTTConnectionEvents`. A message is written to the socket in the turn that published it; while
-/// readings flow, its PUBACK is read in the turn of the next one (see `flush`). No network thread of
+/// become `MQTTConnectionEvents`. A message is written to the socket in the turn that published it; an answer
+/// no one needs soon is read in the next turn that publishes (see `flush`). No network thread of
 /// libmosquitto's; the blocking connect (DNS, TCP, TLS handshake) runs on a thread of its own while the loop
 /// leaves the connection alone. Backoff, failover between brokers, and the retained `online`/`offline` status
 /// (the last will, and at the orderly stop) are the connection's; what is stored, sent and retired is
@@ -44,6 +54,9 @@ final class MosquittoConnection: @unchecked Sendable {
     private let settings: MQTTSettings
     private let logger: Logger
     private let loop: EventLoop
+    /// Longest an answer that may wait stays in the socket when no turn comes to read it (2 s; a test makes it
+    /// longer, so the sweep cannot pass for a wakeup).
+    private let acknowledgementDelay: Double
     weak var events: (any MQTTConnectionEvents)?
     private let connectedFlag = Locked(false)
     private let stopping = Locked(false)
@@ -79,8 +92,9 @@ final class MosquittoConnection: @unchecked Sendable {
         var connackDeadline: DeferredWork?
         /// The topics of QoS 1 and 2 messages in flight, by message id: what a refusal names.
         var inFlightTopics: [Int32: String] = [:]
-        /// The loop does not wake for the broker's bytes: they are read at the start of the next turn that
-        /// publishes (`readWaiting`), or by `ackSweep` (see `flush`).
+        /// Those of them whose answer is needed soon (`AnswerNeeded.soon`): while any is in flight, reads wait for nothing.
+        var answersNeededSoon: Set<Int32> = []
+        /// The loop does not wake for the broker's bytes: they are read by the next `flush`, or by `ackSweep`.
         var readsDeferred = false
         var ackSweep: DeferredWork?
         /// Something was published since the last `flush` (libmosquitto writes at once when it can).
@@ -110,6 +124,8 @@ final class MosquittoConnection: @unchecked Sendable {
     private var retainedTopics: Set<String> = []
     /// Who waits for a connection; some (a one-off probe) only until the first attempt fails.
     private var connectionWaiters: [(waiter: CheckedContinuation<Void, Never>, untilFirstFailure: Bool)] = []
+    /// The answers the read in progress brought, handed over together when it ends (`readAnswers`).
+    private var answersRead: [MQTTAcknowledgement] = []
 
     /// The open connection's state, nil in any other phase.
     private var link: Link? {
@@ -130,7 +146,7 @@ final class MosquittoConnection: @unchecked Sendable {
     private static let libraryReady: Bool = { mosquitto_lib_init() == MOSQ_ERR_SUCCESS.rawValue }()
 
     /// `maxInFlight`: libmosquitto's window for QoS 1 and 2 messages (retained state too).
-    init(settings: MQTTSettings, maxInFlight: Int, loop: EventLoop, logger: Logger) throws(MQTTError) {
+    init(settings: MQTTSettings, maxInFlight: Int, loop: EventLoop, logger: Logger, acknowledgementDelay: Double = 2) throws(MQTTError) {
         _ = MosquittoConnection.libraryReady
         guard let mosq = mosquitto_new(settings.clientID, true, nil) else {
             throw MQTTError(operation: "new", code: errno, detail: "cannot create a client: \(Errno.current)")
@@ -140,6 +156,7 @@ final class MosquittoConnection: @unchecked Sendable {
         if settings.clearRetainedAtStop { retainedTopics = Set(settings.alsoClearAtStop) }
         self.loop = loop
         self.logger = logger
+        self.acknowledgementDelay = acknowledgementDelay
         currentBroker = Locked(BrokerAddress(host: settings.host, port: settings.port))
         backoff = ReconnectBackoff(initial: Double(settings.reconnectMinSeconds), maximum: Double(settings.reconnectMaxSeconds))
         mosquitto_user_data_set(mosq, Unmanaged.passUnretained(self).toOpaque())
@@ -271,8 +288,9 @@ final class MosquittoConnection: @unchecked Sendable {
     }
 
     /// On the loop: hands a message to libmosquitto (written by the turn's `flush`); its message id when taken.
+    /// Its acknowledgement (QoS 1 and 2) comes through `events`, as soon as `answer` asks.
     @discardableResult
-    func publish(topic: String, payload: String, qos: Int, retain: Bool) -> Int32? {
+    func publish(topic: String, payload: String, qos: Int, retain: Bool, answer: AnswerNeeded = .whenConvenient) -> Int32? {
         var text = payload
         if retain, settings.clearRetainedAtStop {
             if payload.isEmpty { retainedTopics.remove(topic) } else { retainedTopics.insert(topic) }
@@ -286,7 +304,12 @@ final class MosquittoConnection: @unchecked Sendable {
             mosquitto_publish(handle, &mid, topic, Int32(bytes.count), bytes.baseAddress, Int32(qos), retain)
         }
         if rc == MOSQ_ERR_SUCCESS.rawValue {
-            if qos > 0 { updateLink { $0.inFlightTopics[mid] = topic } } // what a refusal names
+            if qos > 0 {
+                updateLink { link in
+                    link.inFlightTopics[mid] = topic // what a refusal names
+                    if answer == .soon { link.answersNeededSoon.insert(mid) }
+                }
+            }
             return mid
         }
         if rc != MOSQ_ERR_NO_CONN.rawValue {
@@ -330,32 +353,42 @@ extension MosquittoConnection {
     /// The loop saw the socket readable (or writable while output waited, or hung up).
     private func readable() {
         guard case .open = phase else { return }
-        updateLink { $0.lastRead = SystemClock.monotonicSeconds() }
-        // Reads until the socket would block; a failure closes the connection (see `noticeClosed`).
-        let rc = mosquitto_loop_read(handle, 1)
-        events?.acknowledgementsRead()
-        noticeClosed(rc)
+        readAnswers()
         flush()
+    }
+
+    /// Reads what the broker sent until the socket would block, and hands over the acknowledgements it brought
+    /// in one event; a failure closes the connection (see `noticeClosed`), after them.
+    private func readAnswers() {
+        updateLink { $0.lastRead = SystemClock.monotonicSeconds() }
+        let rc = mosquitto_loop_read(handle, 1)
+        let systemError = errno
+        let answers = answersRead
+        answersRead.removeAll(keepingCapacity: true)
+        events?.acknowledged(answers)
+        noticeClosed(rc, errno: systemError)
     }
 
     /// libmosquitto closed the socket (a read, write or keepalive step failed). Usually it says so through the
     /// disconnect callback; a TLS handshake it gives up on (bookworm's 2.0.11, a refused certificate) calls
     /// none, so the socket itself is the witness: without this the client would wait on a closed socket forever.
-    private func noticeClosed(_ rc: Int32) {
-        let systemError = errno // the failed step's, before anything else changes it
+    private func noticeClosed(_ rc: Int32, errno systemError: Int32 = Glibc.errno) {
+        // `systemError`: the failed step's errno, read before anything else changes it.
         guard case .open = phase, mosquitto_socket(handle) < 0 else { return }
         connectionEnded(rc == MOSQ_ERR_SUCCESS.rawValue ? MOSQ_ERR_CONN_LOST.rawValue : rc, errno: systemError)
     }
 
-    /// Writes what libmosquitto has queued; what the socket cannot take yet waits for EPOLLOUT.
+    /// The end of a turn that published: reads the answers that waited in the socket, then writes what
+    /// libmosquitto has queued; what the socket cannot take yet waits for EPOLLOUT.
     ///
-    /// While live readings flow (`acknowledgementsMayWait`), a turn that wrote does not ask to be woken for the
-    /// answers: the broker's acknowledgements (a PUBACK a few hundred microseconds later) wait in the socket
-    /// until the next turn that publishes reads them first (`readWaiting`), so a 10 Hz GPS costs one wakeup per
-    /// fix, not two, and its acknowledgements leave the spool in that turn's transaction. When no such turn
-    /// comes, `ackSweep` reads them `acknowledgementDelay` later. A hang-up still wakes the loop at once; so
-    /// does anything while connecting, replaying or stopping, which waits on the broker's answers.
+    /// A turn that wrote only messages whose answers may wait (`AnswerNeeded.whenConvenient`) does not ask to be
+    /// woken for them: the broker's acknowledgements (a PUBACK a few hundred microseconds later) wait in the
+    /// socket until the next turn's flush reads them, so a 10 Hz GPS costs one wakeup per fix, not two. When no
+    /// such turn comes, `ackSweep` reads them `acknowledgementDelay` later. A hang-up still wakes the loop at once;
+    /// so does an answer needed soon, and anything while stopping.
     func flush() {
+        if link?.readsDeferred == true { readAnswers() }
+        // The read may have ended the connection.
         guard let link else { return }
         let wrote = link.published || mosquitto_want_write(handle)
         updateLink { $0.published = false }
@@ -365,10 +398,9 @@ extension MosquittoConnection {
         }
         // The write may have failed and ended the connection.
         guard case .open(let open) = phase else { return }
-        let deferReads = wrote && events?.acknowledgementsMayWait == true
-            && open.offline == nil && !stopping.withLock({ $0 })
+        let deferReads = wrote && open.answersNeededSoon.isEmpty && open.offline == nil && !stopping.withLock({ $0 })
         open.ackSweep?.cancel()
-        let sweep = deferReads ? loop.execute(after: Self.acknowledgementDelay) { [self] in sweepAcknowledgements() } : nil
+        let sweep = deferReads ? loop.execute(after: acknowledgementDelay) { [self] in sweepAcknowledgements() } : nil
         updateLink { link in
             link.readsDeferred = deferReads
             link.ackSweep = sweep
@@ -376,22 +408,12 @@ extension MosquittoConnection {
         loop.setInterest(open.socket, EventLoop.Interest(readable: !deferReads, writable: mosquitto_want_write(handle)))
     }
 
-    /// Longest a deferred acknowledgement waits in the socket when no reading comes to collect it.
-    private static let acknowledgementDelay = 2.0
 
-    /// At the start of a turn that publishes: what the broker sent since the last one (its acknowledgements).
-    func readWaiting() {
-        guard link?.readsDeferred == true else { return }
-        noticeClosed(mosquitto_loop_read(handle, 1))
-    }
-
-    /// No reading came to collect the acknowledgements: read them now, say the connection is idle (no
-    /// reading's transaction will take them along), and wake for the broker again.
+    /// No turn came to read the answers: read them now, and wake for the broker again.
     private func sweepAcknowledgements() {
         updateLink { $0.ackSweep = nil }
         guard link?.readsDeferred == true else { return }
         readable()
-        events?.connectionIdle()
     }
 
     /// Sleeps until the keepalive is due (no traffic either way for `keepalive` seconds), then lets
@@ -408,7 +430,6 @@ extension MosquittoConnection {
                 if due <= now { due = link.lastWritten + interval }
                 await self.loop.sleep(seconds: max(1, due - now))
                 guard !Task.isCancelled, self.link != nil else { return }
-                self.events?.connectionIdle()
                 self.noticeClosed(mosquitto_loop_misc(self.handle))
                 // misc pinged (the keepalive was due) or found the broker silent too long and closed.
                 self.updateLink { $0.lastWritten = SystemClock.monotonicSeconds() }
@@ -493,20 +514,25 @@ extension MosquittoConnection {
         attemptConnection(after: nextDelay())
     }
 
-    /// A PUBACK (or PUBCOMP): `reason` 0x80 and up is the broker's refusal, never a delivery.
+    /// A PUBACK (or PUBCOMP), kept for the read's event (`readAnswers`): `reason` 0x80 and up is the broker's
+    /// refusal, never a delivery. libmosquitto calls this for a QoS 0 message too, once written: no answer.
     private func didPublish(_ mid: Int32, reason: Int32) {
         if link?.offline?.message == mid {
             resumeOffline(reason < 0x80)
             return
         }
         var topic: String?
-        updateLink { topic = $0.inFlightTopics.removeValue(forKey: mid) }
+        updateLink { link in
+            topic = link.inFlightTopics.removeValue(forKey: mid)
+            link.answersNeededSoon.remove(mid)
+        }
+        guard let topic else { return }
         var refusal: MQTTRefusal?
         if reason >= 0x80 {
             let words = mosquitto_reason_string(reason).map { String(cString: $0) } ?? "reason code \(reason)"
-            refusal = MQTTRefusal(topic: topic ?? "?", reason: words)
+            refusal = MQTTRefusal(topic: topic, reason: words)
         }
-        events?.acknowledged(messageID: mid, refusal: refusal)
+        answersRead.append(MQTTAcknowledgement(messageID: mid, refusal: refusal))
     }
 
     /// libmosquitto's error lines, kept for the next failure report (every attempt reports its own failure:
@@ -617,7 +643,7 @@ extension MosquittoConnection {
         await callOffAttempts()
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             loop.execute { [self] in
-                readWaiting()
+                if link?.readsDeferred == true { readAnswers() }
                 if let link {
                     link.cancelTimers()
                     mosquitto_disconnect(handle)
