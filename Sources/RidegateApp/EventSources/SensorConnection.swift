@@ -145,7 +145,7 @@ public struct SensorConnection: Sendable {
         while let notification = try? await iterator.next() {
             if let kind = measurements[notification.handle] {
                 let event = kind.decode(sensor, notification.value, clock.now())
-                if let problem = Self.undecodable(event), let count = malformed.occurred(at: event.receiveTime.monotonicSeconds) {
+                if case .sensorUndecodable(_, let problem, _) = event, let count = malformed.occurred(at: event.receiveTime.monotonicSeconds) {
                     logger.warning("a measurement the sensor sent could not be decoded; it is skipped", [
                         ("sensor", sensor.id), ("error", problem), ("bytes", notification.value.hexString),
                         ("count", String(count)), ("total", String(malformed.total)),
@@ -156,16 +156,6 @@ public struct SensorConnection: Sendable {
                 details.batteryPercent = Int(level)
                 emit(.sensorDetails(sensor, details, at: clock.now()))
             }
-        }
-    }
-
-    /// Why a notification's event carries no measurement, or nil.
-    private static func undecodable(_ event: SourceEvent) -> String? {
-        switch event {
-        case .heartRateUndecodable(_, let error, _): "\(error)"
-        case .cyclingUndecodable(_, let error, _): "\(error)"
-        case .sensorUndecodable(_, let error, _): error
-        default: nil
         }
     }
 

@@ -8,9 +8,9 @@ extension SensorProfile {
         simulatedCharacteristics: [SimulatedCharacteristic(.bodySensorLocation, [1])], // chest
         decode: { sensor, value, time in
             do throws(HeartRateMeasurementError) {
-                return .heartRate(strap: sensor.id, try HeartRateMeasurement(decoding: value), at: time)
+                return .sensorMeasurement(sensor, .heartRate(try HeartRateMeasurement(decoding: value)), at: time)
             } catch {
-                return .heartRateUndecodable(strap: sensor.id, error, at: time)
+                return .sensorUndecodable(sensor, error.description, at: time)
             }
         })
 
@@ -24,9 +24,9 @@ extension SensorProfile {
                                    SimulatedCharacteristic(.sensorLocation, [6])],       // right crank
         decode: { sensor, value, time in
             do throws(CyclingMeasurementError) {
-                return .cyclingSpeedCadence(sensor, try CyclingSpeedCadenceMeasurement(decoding: value), at: time)
+                return .sensorMeasurement(sensor, .speedCadence(try CyclingSpeedCadenceMeasurement(decoding: value)), at: time)
             } catch {
-                return .cyclingUndecodable(sensor, error, at: time)
+                return .sensorUndecodable(sensor, error.description, at: time)
             }
         })
 
@@ -39,9 +39,9 @@ extension SensorProfile {
                                    SimulatedCharacteristic(.sensorLocation, [5])],                        // left crank
         decode: { sensor, value, time in
             do throws(CyclingMeasurementError) {
-                return .cyclingPower(sensor, try CyclingPowerMeasurement(decoding: value), at: time)
+                return .sensorMeasurement(sensor, .power(try CyclingPowerMeasurement(decoding: value)), at: time)
             } catch {
-                return .cyclingUndecodable(sensor, error, at: time)
+                return .sensorUndecodable(sensor, error.description, at: time)
             }
         })
 }

@@ -36,26 +36,8 @@ public struct GatewayCore: Sendable {
     public mutating func handle(_ event: SourceEvent) -> [Effect] {
         var effects = healthEffects(at: event.receiveTime)
         switch event {
-        case .heartRate(let strap, let measurement, let at): effects += heartRate(strap: strap, measurement, at: at)
-        case .sensorReading(let sensor, let values, let at):
-            let ts = time.utc(for: at)
-            effects += publish(Topic.sensorReadings(sensor).name) {
-                Payloads.sensorReading(values, kind: sensor.kind, ts: ts, seq: $0, clockTrusted: $1)
-            }
-        case .heartRateUndecodable, .cyclingUndecodable, .sensorUndecodable: break // logged by the source; nothing trustworthy to publish
-        case .cyclingPower(let sensor, let m, let at):
-            let ts = time.utc(for: at)
-            let (reading, log) = ride.power(sensor, m, at: ts, received: at, points: sensorPoints, clockTrusted: time.isTrusted)
-            effects += logged(log) + publish(Topic.sensor(sensor, .power).name) {
-                Payloads.power(m, averages: (reading.average3s, reading.average10s), zone: reading.zone, cadence: reading.step.cadence,
-                               wheelSpeed: reading.step.speed, ts: ts, seq: $0, clockTrusted: $1)
-            }
-        case .cyclingSpeedCadence(let sensor, let m, let at):
-            let ts = time.utc(for: at)
-            let (step, log) = ride.speedCadence(sensor, m, at: ts, received: at, points: sensorPoints, clockTrusted: time.isTrusted)
-            effects += logged(log) + publish(Topic.sensor(sensor, .speedCadence).name) {
-                Payloads.speedCadence(cadence: step.cadence, wheelSpeed: step.speed, ts: ts, seq: $0, clockTrusted: $1)
-            }
+        case .sensorMeasurement(let sensor, let measurement, let at): effects += measured(sensor, measurement, at: at)
+        case .sensorUndecodable: break // logged by the source; nothing trustworthy to publish
         case .sensorState(let sensor, let state, let reason, let at): effects += sensorState(sensor, state, reason: reason, ts: time.utc(for: at))
         case .sensorDetails(let sensor, let details, let at): effects += sensorDetails(sensor, details, at: at)
         case .gpsFix(let fix, let at): effects += gpsFix(fix, at: at)
@@ -164,18 +146,35 @@ public struct GatewayCore: Sendable {
         return publish(Topic.gps.name) { seq, _ in Payloads.gps(fix, ride: summary, positionHidden: hidden, ts: ts, seq: seq) }
     }
 
-    private mutating func heartRate(strap: String, _ measurement: HeartRateMeasurement, at: ReceiveTime) -> [Effect] {
+    /// A sensor's measurement: to the ride (zones, totals, its points) where the core has a model of it, and out
+    /// on its kind's topic; a kind without a model, published as it is.
+    private mutating func measured(_ sensor: SensorRef, _ measurement: SensorMeasurement, at: ReceiveTime) -> [Effect] {
         let ts = time.utc(for: at)
-        status.update(contact: measurement.sensorContact)
-        var effects: [Effect] = []
-        var shownZone: Int?
-        if measurement.sensorContact != .notDetected, measurement.beatsPerMinute > 0 {
-            let (zone, log) = ride.heartRate(measurement.beatsPerMinute, at: ts, received: at, points: sensorPoints)
-            (shownZone, effects) = (zone, logged(log))
-        }
-        guard ledger.admit(Topic.heartRate.name, at: ts, interval: settings.heartRateMinimumInterval) else { return effects }
-        return effects + publish(Topic.heartRate.name) {
-            Payloads.heartRate(measurement, strap: strap, zone: shownZone, ts: ts, seq: $0, clockTrusted: $1)
+        switch measurement {
+        case .heartRate(let m):
+            status.update(contact: m.sensorContact)
+            var (effects, shownZone): ([Effect], Int?) = ([], nil)
+            if m.sensorContact != .notDetected, m.beatsPerMinute > 0 {
+                let (zone, log) = ride.heartRate(m.beatsPerMinute, at: ts, received: at, points: sensorPoints)
+                (shownZone, effects) = (zone, logged(log))
+            }
+            guard ledger.admit(Topic.heartRate.name, at: ts, interval: settings.heartRateMinimumInterval) else { return effects }
+            return effects + publish(Topic.heartRate.name) {
+                Payloads.heartRate(m, strap: sensor.id, zone: shownZone, ts: ts, seq: $0, clockTrusted: $1)
+            }
+        case .power(let m):
+            let (reading, log) = ride.power(sensor, m, at: ts, received: at, points: sensorPoints, clockTrusted: time.isTrusted)
+            return logged(log) + publish(Topic.sensor(sensor, .power).name) {
+                Payloads.power(m, averages: (reading.average3s, reading.average10s), zone: reading.zone, cadence: reading.step.cadence,
+                               wheelSpeed: reading.step.speed, ts: ts, seq: $0, clockTrusted: $1)
+            }
+        case .speedCadence(let m):
+            let (step, log) = ride.speedCadence(sensor, m, at: ts, received: at, points: sensorPoints, clockTrusted: time.isTrusted)
+            return logged(log) + publish(Topic.sensor(sensor, .speedCadence).name) {
+                Payloads.speedCadence(cadence: step.cadence, wheelSpeed: step.speed, ts: ts, seq: $0, clockTrusted: $1)
+            }
+        case .readings(let values):
+            return publish(Topic.sensorReadings(sensor).name) { Payloads.sensorReading(values, kind: sensor.kind, ts: ts, seq: $0, clockTrusted: $1) }
         }
     }
 

@@ -12,16 +12,9 @@ public struct ReceiveTime: Sendable, Equatable {
 
 /// Everything the sources tell the core. Sources only observe; the core decides what it means.
 public enum SourceEvent: Sendable {
-    case heartRate(strap: String, HeartRateMeasurement, at: ReceiveTime)
-    case heartRateUndecodable(strap: String, HeartRateMeasurementError, at: ReceiveTime)
-    /// A speed and/or cadence sensor's measurement (0x2A5B).
-    case cyclingSpeedCadence(SensorRef, CyclingSpeedCadenceMeasurement, at: ReceiveTime)
-    /// A power meter's measurement (0x2A63).
-    case cyclingPower(SensorRef, CyclingPowerMeasurement, at: ReceiveTime)
-    case cyclingUndecodable(SensorRef, CyclingMeasurementError, at: ReceiveTime)
-    /// A measurement of a kind the core has no model of (`SensorProfile.readings`): its values by key.
-    case sensorReading(SensorRef, [String: Double], at: ReceiveTime)
-    /// Such a measurement that could not be decoded, and why.
+    /// A BLE sensor's measurement, as its kind's profile decoded it (`SensorProfile.decode`).
+    case sensorMeasurement(SensorRef, SensorMeasurement, at: ReceiveTime)
+    /// A notification its kind's decoder could not read, and why (the source logs it with its bytes).
     case sensorUndecodable(SensorRef, String, at: ReceiveTime)
     /// A BLE sensor's link; `reason` says why it was lost (for the state topic and the logs).
     case sensorState(SensorRef, SensorState, reason: String? = nil, at: ReceiveTime)
@@ -108,11 +101,9 @@ public struct SensorDetails: Sendable, Equatable {
 extension SourceEvent {
     public var receiveTime: ReceiveTime {
         switch self {
-        case .heartRate(_, _, let at), .heartRateUndecodable(_, _, let at), .sensorState(_, _, _, let at),
+        case .sensorMeasurement(_, _, let at), .sensorUndecodable(_, _, let at), .sensorState(_, _, _, let at),
              .sensorDetails(_, _, let at), .gpsFix(_, let at), .gpsState(_, let at), .lastKnownPosition(_, _, let at),
-             .watchdogTick(let at), .cyclingSpeedCadence(_, _, let at), .cyclingPower(_, _, let at), .cyclingUndecodable(_, _, let at),
-             .lapButton(_, let at), .sensorReading(_, _, let at), .sensorUndecodable(_, _, let at), .stateStorage(_, let at),
-             .recordingEnded(let at):
+             .watchdogTick(let at), .lapButton(_, let at), .stateStorage(_, let at), .recordingEnded(let at):
             return at
         }
     }

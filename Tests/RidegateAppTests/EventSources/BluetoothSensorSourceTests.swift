@@ -92,6 +92,10 @@ final class SimulatedSensorLink: SensorLink, @unchecked Sendable {
         events.compactMap { if case .sensorState(_, let s, _, _) = $0 { s } else { nil } }
     }
 
+    static func heartRate(_ event: SourceEvent) -> HeartRateMeasurement? {
+        if case .sensorMeasurement(_, .heartRate(let m), _) = event { m } else { nil }
+    }
+
     @Test("A strap that disappears and comes back is reconnected without a restart, with the loss reported")
     func reconnects() async throws {
         let link = try SimulatedSensorLink()
@@ -103,8 +107,8 @@ final class SimulatedSensorLink: SensorLink, @unchecked Sendable {
         #expect(states(await log.wait(timeout: 10) { self.states($0).contains(.connected) }).contains(.connected))
         let first = await link.peripherals.wait(timeout: 10) { $0.first?.heartRateSubscribed == true }
         first.first?.notifyHeartRate([0x06, 72])
-        #expect(await log.wait(timeout: 10) { $0.contains { if case .heartRate(_, let m, _) = $0 { m.beatsPerMinute == 72 } else { false } } }
-            .contains { if case .heartRate(_, let m, _) = $0 { m.beatsPerMinute == 72 && m.sensorContact == .detected } else { false } })
+        #expect(await log.wait(timeout: 10) { $0.contains { Self.heartRate($0)?.beatsPerMinute == 72 } }
+            .contains { Self.heartRate($0)?.beatsPerMinute == 72 && Self.heartRate($0)?.sensorContact == .detected })
 
         link.goAway()
         let lost = await log.wait(timeout: 10) { self.states($0).contains(.lost) }
@@ -115,8 +119,8 @@ final class SimulatedSensorLink: SensorLink, @unchecked Sendable {
         #expect(states(again).filter { $0 == .connected }.count == 2)
         let second = await link.peripherals.wait(timeout: 10) { $0.count == 2 && $0[1].heartRateSubscribed }
         second.last?.notifyHeartRate([0x06, 90])
-        #expect(await log.wait(timeout: 10) { $0.contains { if case .heartRate(_, let m, _) = $0 { m.beatsPerMinute == 90 } else { false } } }
-            .contains { if case .heartRate(_, let m, _) = $0 { m.beatsPerMinute == 90 } else { false } })
+        #expect(await log.wait(timeout: 10) { $0.contains { Self.heartRate($0)?.beatsPerMinute == 90 } }
+            .contains { Self.heartRate($0)?.beatsPerMinute == 90 })
         task.cancel()
         await task.value
     }

@@ -28,11 +28,11 @@ import Testing
     }
 
     func csc(_ events: [SourceEvent]) -> [CyclingSpeedCadenceMeasurement] {
-        events.compactMap { if case .cyclingSpeedCadence(_, let m, _) = $0 { m } else { nil } }
+        events.compactMap { if case .sensorMeasurement(_, .speedCadence(let m), _) = $0 { m } else { nil } }
     }
 
     func power(_ events: [SourceEvent]) -> [CyclingPowerMeasurement] {
-        events.compactMap { if case .cyclingPower(_, let m, _) = $0 { m } else { nil } }
+        events.compactMap { if case .sensorMeasurement(_, .power(let m), _) = $0 { m } else { nil } }
     }
 
     @Test("A speed and cadence sensor: subscribed to 0x2A5B, every value decoded, a malformed one reported")
@@ -44,12 +44,12 @@ import Testing
         peripheral.notify(.cscMeasurement, value.encoded)
         peripheral.notify(.cscMeasurement, [0x01, 0x05]) // truncated
         let events = await log.wait(timeout: 10) {
-            self.csc($0).count >= 1 && $0.contains { if case .cyclingUndecodable = $0 { true } else { false } }
+            self.csc($0).count >= 1 && $0.contains { if case .sensorUndecodable = $0 { true } else { false } }
         }
         #expect(csc(events) == [value])
         let details = events.compactMap { if case .sensorDetails(_, let d, _) = $0 { d } else { nil } }.first
         #expect(details?.measures == [.cadence, .wheelSpeed] && details?.sensorLocation == "right_crank")
-        #expect(events.contains { if case .cyclingUndecodable(_, let e, _) = $0 { e.kind == .truncated } else { false } })
+        #expect(events.contains { if case .sensorUndecodable(_, let e, _) = $0 { e.contains("ends before a field its flags announce") } else { false } })
         peripheral.disconnect()
         #expect(await running.value == .disconnected)
         serving.cancel()

@@ -10,7 +10,7 @@ import Testing
 /// socketpair(AF_UNIX, SOCK_SEQPACKET): the same message semantics as the L2CAP socket on a Pi.
 @Suite struct SensorConnectionTests {
     func heartRates(_ events: [SourceEvent]) -> [HeartRateMeasurement] {
-        events.compactMap { if case .heartRate(_, let m, _) = $0 { m } else { nil } }
+        events.compactMap { if case .sensorMeasurement(_, .heartRate(let m), _) = $0 { m } else { nil } }
     }
 
     @Test("Discovery, CCCD write, details, then every notification decoded")
@@ -35,7 +35,7 @@ import Testing
         peripheral.notifyHeartRate([0x00, 0x50])
         let events = await log.wait(timeout: 10) { self.heartRates($0).count >= 4 }
         #expect(heartRates(events).map(\.beatsPerMinute) == [60, 120, 300, 80])
-        #expect(events.contains { if case .heartRateUndecodable(_, let e, _) = $0 { e.kind == .rrOddLength } else { false } })
+        #expect(events.contains { if case .sensorUndecodable(_, let e, _) = $0 { e.contains("odd number of RR interval bytes") } else { false } })
         // Logged, with the bytes, once (the next within a minute would only be counted).
         #expect(captured.lines.filter { $0.contains("could not be decoded") && $0.contains("1048e8") }.count == 1, "\(captured.lines)")
 

@@ -14,7 +14,7 @@ import Testing
     static func decodeFootpod(_ sensor: SensorRef, _ value: [UInt8], _ time: ReceiveTime) -> SourceEvent {
         guard value.count >= 4 else { return .sensorUndecodable(sensor, "\(value.count) bytes, 4 at least", at: time) }
         let speed = Double(UInt16(value[1]) | UInt16(value[2]) << 8) / 256
-        return .sensorReading(sensor, ["speed_mps": speed, "cadence_spm": Double(value[3])], at: time)
+        return .sensorMeasurement(sensor, .readings(["speed_mps": speed, "cadence_spm": Double(value[3])]), at: time)
     }
 
     /// The one entry.
@@ -41,10 +41,10 @@ import Testing
         peripheral.notify(.short(0x2A53), [0x00, 0x80, 0x02, 160]) // 2.5 m/s, 160 steps a minute
         peripheral.notify(.short(0x2A53), [0x00, 0x80])             // truncated
         let events = await log.wait(timeout: 10) { events in
-            events.contains { if case .sensorReading = $0 { true } else { false } }
+            events.contains { if case .sensorMeasurement(_, .readings, _) = $0 { true } else { false } }
                 && events.contains { if case .sensorUndecodable = $0 { true } else { false } }
         }
-        let values = events.compactMap { if case .sensorReading(_, let values, _) = $0 { values } else { nil } }
+        let values = events.compactMap { if case .sensorMeasurement(_, .readings(let values), _) = $0 { values } else { nil } }
         #expect(values == [["speed_mps": 2.5, "cadence_spm": 160]])
         peripheral.disconnect()
         #expect(await running.value == .disconnected)

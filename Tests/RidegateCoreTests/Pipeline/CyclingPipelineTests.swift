@@ -61,7 +61,7 @@ import Testing
         var zones: [Int?] = []
         // 3 s at 150 W (zone 2: 140–189 W), then a sprint at 400 W (zone 7: ≥ 378 W).
         for (second, watts) in [(1, 150), (2, 150), (3, 150), (4, 400), (5, 400), (6, 400), (7, 400), (8, 400), (9, 400), (10, 400)] {
-            let effects = c.handle(.cyclingPower(meter, CyclingPowerMeasurement(powerWatts: watts), at: at(Double(second))))
+            let effects = c.handle(.sensorMeasurement(meter, .power(CyclingPowerMeasurement(powerWatts: watts)), at: at(Double(second))))
             if let signal = led(effects) { shown.append(signal) }
             let p = try #require(publications(effects).first { $0.topic == "sensor/pm/power" })
             zones.append(p.payload.contains(#""zone":"#) ? Int(p.payload.split(separator: "\"zone\":")[1].prefix { $0.isNumber }) : nil)
@@ -75,7 +75,7 @@ import Testing
         // Heart-rate zones on the LED (the default): power zones are published, the LED ignores them.
         var hr = core(ftp: 250)
         _ = hr.handle(.sensorState(meter, .connected, at: at(0)))
-        let effects = hr.handle(.cyclingPower(meter, CyclingPowerMeasurement(powerWatts: 400), at: at(1)))
+        let effects = hr.handle(.sensorMeasurement(meter, .power(CyclingPowerMeasurement(powerWatts: 400)), at: at(1)))
         #expect(led(effects) != .zone(7, of: 7))
         #expect(publications(effects).first { $0.topic == "sensor/pm/power" }?.payload.contains(#""zone":7"#) == true)
         // Power zones on the LED but the meter lost: back to what the strap says.
@@ -95,7 +95,8 @@ import Testing
         #expect(abs(gps - 80) < 0.5, "\(gps)")
         // Into a tunnel: the wheel, 4 revolutions a second (8.42 m/s), for 30 s.
         for s in 11...40 {
-            _ = c.handle(.cyclingSpeedCadence(hub, CyclingSpeedCadenceMeasurement(wheel: wheel(4 * (s - 10), Double(s - 10))), at: at(Double(s))))
+            let m = CyclingSpeedCadenceMeasurement(wheel: wheel(4 * (s - 10), Double(s - 10)))
+            _ = c.handle(.sensorMeasurement(hub, .speedCadence(m), at: at(Double(s))))
         }
         // The first reading only starts the wheel; 29 steps of 4 revolutions, each 1 s, count: the two within 3 s of
         // the last fix are held back, and count once the fix is 3 s old (the tunnel's first seconds are not lost).
@@ -107,7 +108,8 @@ import Testing
         for s in 41...45 {
             _ = c.handle(.gpsFix(GPSFix(time: start + Double(s), mode: .threeD, latitude: resume + Double(s - 41) * 8 / 111_195,
                                         longitude: -105, speedMetersPerSecond: 8, hdop: 0.9), at: at(Double(s))))
-            _ = c.handle(.cyclingSpeedCadence(hub, CyclingSpeedCadenceMeasurement(wheel: wheel(4 * (s - 10), Double(s - 10))), at: at(Double(s))))
+            let m = CyclingSpeedCadenceMeasurement(wheel: wheel(4 * (s - 10), Double(s - 10)))
+            _ = c.handle(.sensorMeasurement(hub, .speedCadence(m), at: at(Double(s))))
         }
         let after = c.rideTotals.ride.distanceMeters - gps - tunnel
         #expect(abs(after - 32) < 0.5, "\(after)") // 4 GPS steps of 8 m; the wheel is not added while fixes come
@@ -125,7 +127,8 @@ import Testing
         for s in 0...10 { _ = c.handle(.gpsFix(fix(s), at: at(Double(s)))) }
         // The receiver's bytes wait unread for 10 s while the wheel's notifications come: the wheel measures the ride.
         for s in 11...20 {
-            _ = c.handle(.cyclingSpeedCadence(hub, CyclingSpeedCadenceMeasurement(wheel: wheel(4 * (s - 10), Double(s - 10))), at: at(Double(s))))
+            let m = CyclingSpeedCadenceMeasurement(wheel: wheel(4 * (s - 10), Double(s - 10)))
+            _ = c.handle(.sensorMeasurement(hub, .speedCadence(m), at: at(Double(s))))
         }
         let measured = c.rideTotals.ride.distanceMeters
         // Then the fixes of those 10 s, read at once, and the ride goes on with fixes on time.
@@ -157,7 +160,7 @@ import Testing
             lastEvent = revolutions * (true_mm / 1000) / speed
             let data = RevolutionData(revolutions: UInt32(revolutions), eventTime: UInt16(Int(lastEvent * 1024) & 0xFFFF),
                                       ticksPerSecond: 1024, counterBits: 32)
-            _ = c.handle(.cyclingSpeedCadence(hub, CyclingSpeedCadenceMeasurement(wheel: data), at: at(Double(s) + 0.3)))
+            _ = c.handle(.sensorMeasurement(hub, .speedCadence(CyclingSpeedCadenceMeasurement(wheel: data)), at: at(Double(s) + 0.3)))
         }
         let summary = c.rideSummary(ts: start + 301).payload
         let estimate = summary.split(separator: "\"wheel_mm_estimate\":")[1].prefix { $0.isNumber }

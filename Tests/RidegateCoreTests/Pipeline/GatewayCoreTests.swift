@@ -21,8 +21,8 @@ import Testing
     func heartRate() {
         var c = core()
         let m = HeartRateMeasurement(beatsPerMinute: 140, sensorContact: .detected, rrIntervalsRaw: [439])
-        let first = publications(c.handle(.heartRate(strap: "s1", m, at: at(1))))
-        let second = publications(c.handle(.heartRate(strap: "s1", m, at: at(2))))
+        let first = publications(c.handle(.sensorMeasurement(.strap("s1"), .heartRate(m), at: at(1))))
+        let second = publications(c.handle(.sensorMeasurement(.strap("s1"), .heartRate(m), at: at(2))))
         #expect(first.map(\.topic) == ["heart_rate"])
         #expect(first[0].payload.contains(#""seq":1"#) && second[0].payload.contains(#""seq":2"#))
         #expect(first[0].payload.contains(#""zone":3"#))
@@ -67,7 +67,7 @@ import Testing
         for dt in [-2.0, -1, 0] {
             _ = c.handle(.gpsFix(GPSFix(time: gpsTime + dt, mode: .threeD, latitude: 40, longitude: -105), at: at(10 + dt)))
         }
-        let p = publications(c.handle(.heartRate(strap: "s1", HeartRateMeasurement(beatsPerMinute: 100), at: at(12.5))))
+        let p = publications(c.handle(.sensorMeasurement(.strap("s1"), .heartRate(HeartRateMeasurement(beatsPerMinute: 100)), at: at(12.5))))
         #expect(p[0].payload.contains(#""ts":"2026-06-21T16:00:02.500Z""#))
         #expect(p[0].payload.contains(#""clock_trusted":true"#))
     }
@@ -81,9 +81,11 @@ import Testing
         #expect(led(c.handle(.sensorState(.strap("s1"), .searching, at: at(0)))) == .searchingForStrap)
         #expect(led(c.handle(.sensorState(.strap("s1"), .connected, at: at(1)))) == nil) // still no reading
         #expect(
-            led(c.handle(.heartRate(strap: "s1", HeartRateMeasurement(beatsPerMinute: 150, sensorContact: .detected), at: at(2)))) == .zone(3, of: 5))
+            led(c.handle(.sensorMeasurement(.strap("s1"), .heartRate(HeartRateMeasurement(beatsPerMinute: 150, sensorContact: .detected)),
+                                            at: at(2)))) == .zone(3, of: 5))
         #expect(
-            led(c.handle(.heartRate(strap: "s1", HeartRateMeasurement(beatsPerMinute: 150, sensorContact: .notDetected), at: at(3))))
+            led(c.handle(.sensorMeasurement(.strap("s1"),
+                                            .heartRate(HeartRateMeasurement(beatsPerMinute: 150, sensorContact: .notDetected)), at: at(3))))
                 == .noSensorContact)
         #expect(led(c.handle(.sensorState(.strap("s1"), .lost, at: at(4)))) == .strapLost)
     }
@@ -102,7 +104,8 @@ import Testing
         #expect(health(c.handle(.stateStorage(.readOnly, at: at(2)))) == nil) // said once per change
         _ = c.handle(.sensorState(.strap("s1"), .connected, at: at(3)))
         #expect(
-            led(c.handle(.heartRate(strap: "s1", HeartRateMeasurement(beatsPerMinute: 150, sensorContact: .detected), at: at(4)))) == .zone(3, of: 5))
+            led(c.handle(.sensorMeasurement(.strap("s1"), .heartRate(HeartRateMeasurement(beatsPerMinute: 150, sensorContact: .detected)),
+                                            at: at(4)))) == .zone(3, of: 5))
         #expect(led(c.handle(.sensorState(.strap("s1"), .lost, at: at(5)))) == .stateReadOnly)
         let writable = c.handle(.stateStorage(.writable, at: at(6)))
         #expect(led(writable) == .strapLost)
@@ -215,8 +218,8 @@ import Testing
         }
         _ = c.handle(.sensorState(.strap("s1"), .connected, at: at(2)))
         _ = c.handle(.sensorDetails(.strap("s1"), SensorDetails(name: "H10", bodyLocation: nil, batteryPercent: 80), at: at(3)))
-        _ = c.handle(.heartRate(strap: "s1", HeartRateMeasurement(beatsPerMinute: 120), at: at(3.5)))
-        _ = c.handle(.heartRate(strap: "s1", HeartRateMeasurement(beatsPerMinute: 140), at: at(3.6)))
+        _ = c.handle(.sensorMeasurement(.strap("s1"), .heartRate(HeartRateMeasurement(beatsPerMinute: 120)), at: at(3.5)))
+        _ = c.handle(.sensorMeasurement(.strap("s1"), .heartRate(HeartRateMeasurement(beatsPerMinute: 140)), at: at(3.6)))
         let out = allPublications(c.shutdownEffects(at: at(4)))
         #expect(out.first?.topic == "ride")
         // The ride summary is retained and, at the stop, final; with the strap's average and maximum.
@@ -252,7 +255,7 @@ import Testing
         var sent: [Publication] = []
         for (i, t) in [0.0, 0.25, 0.5, 0.75, 1.0, 1.5].enumerated() {
             let m = HeartRateMeasurement(beatsPerMinute: 100 + i, sensorContact: .detected)
-            sent += publications(c.handle(.heartRate(strap: "s1", m, at: at(t)))).filter { $0.topic == "heart_rate" }
+            sent += publications(c.handle(.sensorMeasurement(.strap("s1"), .heartRate(m), at: at(t)))).filter { $0.topic == "heart_rate" }
         }
         #expect(sent.count == 2)
         #expect(sent.map(\.sequence) == [1, 2]) // no gaps in seq: held-back readings take no number
@@ -271,16 +274,18 @@ import Testing
         var powers: [Publication] = []
         for second in 0..<40 {
             let m = CyclingPowerMeasurement(powerWatts: 200, crank: crank(second * 3 / 2, Double(second * 3 / 2) * 2 / 3))
-            powers += publications(c.handle(.cyclingPower(SensorRef(kind: .power, id: "pm"), m, at: at(Double(second))))).filter { $0.topic == "sensor/pm/power" }
+            powers += publications(c.handle(.sensorMeasurement(SensorRef(kind: .power, id: "pm"),
+                                                               .power(m), at: at(Double(second))))).filter { $0.topic == "sensor/pm/power" }
         }
         #expect(powers.count == 40 && powers.map(\.sequence) == Array(1...40).map { Optional($0) })
         let last = try #require(powers.last?.payload)
         #expect(last.contains(#""power_w":200,"power_3s_w":200,"power_10s_w":200,"zone":null,"cadence_rpm":90"#), "\(last)")
         let wheel = RevolutionData(revolutions: 10, eventTime: 1024, ticksPerSecond: 1024, counterBits: 32)
         let csc = SensorRef(kind: .speedCadence, id: "csc")
-        _ = c.handle(.cyclingSpeedCadence(csc, CyclingSpeedCadenceMeasurement(wheel: wheel), at: at(50)))
+        _ = c.handle(.sensorMeasurement(csc, .speedCadence(CyclingSpeedCadenceMeasurement(wheel: wheel)), at: at(50)))
         let next = RevolutionData(revolutions: 14, eventTime: 2048, ticksPerSecond: 1024, counterBits: 32)
-        let speed = try #require(publications(c.handle(.cyclingSpeedCadence(csc, CyclingSpeedCadenceMeasurement(wheel: next), at: at(51))))
+        let speed = try #require(publications(c.handle(.sensorMeasurement(csc,
+                                                                          .speedCadence(CyclingSpeedCadenceMeasurement(wheel: next)), at: at(51))))
             .first { $0.topic == "sensor/csc/speed_cadence" })
         #expect(speed.payload.contains(#""cadence_rpm":null,"wheel_speed_mps":8.42"#), "\(speed.payload)") // 4 × 2.105 m in 1 s
         let ride = c.rideSummary(ts: Timestamp(secondsSince1970: 1_782_057_600)).payload
@@ -301,7 +306,7 @@ import Testing
         let out = [0.0, 1, 2].flatMap { s in
                 core.handle(
                     .gpsFix(GPSFix(time: Timestamp(secondsSince1970: 1_782_057_600 + s), mode: .threeD, latitude: 40, longitude: -105), at: at(s)))
-        } + core.handle(.heartRate(strap: "s1", HeartRateMeasurement(beatsPerMinute: 120), at: at(2.5)))
+        } + core.handle(.sensorMeasurement(.strap("s1"), .heartRate(HeartRateMeasurement(beatsPerMinute: 120)), at: at(2.5)))
         let publications = out.compactMap { if case .publish(let p) = $0 { p } else { nil } }
         let readings = publications.filter { ["gps", "heart_rate", "ride"].contains($0.topic) }
         #expect(Set(readings.map(\.topic)) == ["gps", "heart_rate", "ride"])
@@ -318,7 +323,8 @@ extension GatewayCoreTests {
         var c = GatewayCore(settings: settings)
         for s in 0...60 {
             let bpm = (30..<32).contains(s) ? 175 : 120 // zone 5 for two readings, zone 2 otherwise
-            _ = c.handle(.heartRate(strap: "s1", HeartRateMeasurement(beatsPerMinute: bpm, sensorContact: .detected), at: at(Double(s))))
+            _ = c.handle(.sensorMeasurement(.strap("s1"),
+                                            .heartRate(HeartRateMeasurement(beatsPerMinute: bpm, sensorContact: .detected)), at: at(Double(s))))
         }
         #expect(c.heartRateZone == 2)
         let summary = c.rideSummary(ts: Timestamp(secondsSince1970: 2000))

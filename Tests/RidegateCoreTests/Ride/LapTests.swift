@@ -52,12 +52,12 @@ import Testing
         #expect(ended.contains { if case .record(.end) = $0 { true } else { false } })
         // Five seconds without a fix: a sensor reading would stand for a point of its own (a tunnel).
         _ = c.handle(.gpsState(.noFix, at: at(31)))
-        #expect(points(c.handle(.heartRate(strap: "s1", strap, at: at(35)))) == 0)
+        #expect(points(c.handle(.sensorMeasurement(.strap("s1"), .heartRate(strap), at: at(35)))) == 0)
         var rider = core()
         _ = ride(&rider, from: 0, seconds: 30)
         _ = rider.handle(.lapButton(.long, at: at(30)))
         _ = rider.handle(.gpsState(.noFix, at: at(31)))
-        #expect(points(rider.handle(.heartRate(strap: "s1", strap, at: at(35)))) == 1)
+        #expect(points(rider.handle(.sensorMeasurement(.strap("s1"), .heartRate(strap), at: at(35)))) == 1)
     }
 
     @Test("A short press marks a lap: in the ride log, announced on `lap` with its time and distance, the LED flickers a second")

@@ -18,7 +18,8 @@ import Testing
         var c = GatewayCore(settings: GatewayCore.Settings(zones: .percentOfMax(190, percentages: [50, 60, 70, 80, 90])))
         var early: [RidePoint] = []
         for s in 0..<10 {
-            early += Self.points(c.handle(.heartRate(strap: "s1", HeartRateMeasurement(beatsPerMinute: 120 + s), at: at(Double(s) + 0.5))))
+            early += Self.points(c.handle(.sensorMeasurement(.strap("s1"),
+                                                             .heartRate(HeartRateMeasurement(beatsPerMinute: 120 + s)), at: at(Double(s) + 0.5))))
         }
         #expect(early.isEmpty, "points dated by a stale clock reached the ride log: \(early.map(\.time))")
         // The time reference is established by three agreeing epochs (at 10, 11, 12 s); the held points then go out.
@@ -28,7 +29,8 @@ import Testing
                              speedMetersPerSecond: 0, hdop: 0.9)
             points += Self.points(c.handle(.gpsFix(fix, at: at(10 + Double(s)))))
             // The strap goes on while the first fixes wait: those seconds are the fixes' own points.
-            points += Self.points(c.handle(.heartRate(strap: "s1", HeartRateMeasurement(beatsPerMinute: 130), at: at(10.5 + Double(s)))))
+            points += Self.points(c.handle(.sensorMeasurement(.strap("s1"),
+                                                              .heartRate(HeartRateMeasurement(beatsPerMinute: 130)), at: at(10.5 + Double(s)))))
         }
         // Ten held points, each dated from the fixes back along the monotonic clock, then the three fixes' own.
         let expectedTimes = (0..<10).map { Self.fixTime - 10 + Double($0) + 0.5 } + [0.0, 1, 2].map { Self.fixTime + $0 }
@@ -43,7 +45,8 @@ import Testing
         var c = GatewayCore(settings: GatewayCore.Settings(zones: .percentOfMax(190, percentages: [50, 60, 70, 80, 90])))
         var points: [RidePoint] = []
         for s in 0..<10 {
-            points += Self.points(c.handle(.heartRate(strap: "s1", HeartRateMeasurement(beatsPerMinute: 120), at: at(Double(s) * 0.5))))
+            points += Self.points(c.handle(.sensorMeasurement(.strap("s1"),
+                                                              .heartRate(HeartRateMeasurement(beatsPerMinute: 120)), at: at(Double(s) * 0.5))))
         }
         // A busy process reads three seconds of fixes at once: the reference, taken at the last, dates the
         // strap's points up to two seconds later than they came.
@@ -63,14 +66,14 @@ import Testing
         var settings = GatewayCore.Settings(zones: .percentOfMax(190, percentages: [50, 60, 70, 80, 90]))
         settings.gpsEnabled = false
         var c = GatewayCore(settings: settings)
-        let points = Self.points(c.handle(.heartRate(strap: "s1", HeartRateMeasurement(beatsPerMinute: 130), at: at(0.5))))
+        let points = Self.points(c.handle(.sensorMeasurement(.strap("s1"), .heartRate(HeartRateMeasurement(beatsPerMinute: 130)), at: at(0.5))))
         #expect(points.map(\.time.secondsSince1970) == [Self.staleSystem + 0.5])
     }
 
     @Test("Points still waiting at an orderly stop (the fix never came) go to the ride log on the system clock")
     func flushedAtStop() {
         var c = GatewayCore(settings: GatewayCore.Settings(zones: .percentOfMax(190, percentages: [50, 60, 70, 80, 90])))
-        for s in 0..<3 { _ = c.handle(.heartRate(strap: "s1", HeartRateMeasurement(beatsPerMinute: 120), at: at(Double(s)))) }
+        for s in 0..<3 { _ = c.handle(.sensorMeasurement(.strap("s1"), .heartRate(HeartRateMeasurement(beatsPerMinute: 120)), at: at(Double(s)))) }
         let points = Self.points(c.shutdownEffects(at: at(3)))
         #expect(points.map(\.time.secondsSince1970) == [0, 1, 2].map { Self.staleSystem + $0 })
     }

@@ -44,7 +44,7 @@ import Testing
         var shown: [(Double, Double?, Int?)] = []
         for (offset, watts) in stream.powers {
             let at = ReceiveTime(monotonicSeconds: 1000 + offset, system: Timestamp(secondsSince1970: 1_782_057_600 + offset))
-            for effect in core.handle(.cyclingPower(meter, CyclingPowerMeasurement(powerWatts: watts), at: at)) {
+            for effect in core.handle(.sensorMeasurement(meter, .power(CyclingPowerMeasurement(powerWatts: watts)), at: at)) {
                 guard case .publish(let p) = effect, p.topic == "sensor/pm/power", let json = try? JSONValue(parsing: p.payload) else { continue }
                 shown.append((offset, json["power_3s_w"]?.double, json["zone"]?.int))
             }

@@ -133,7 +133,8 @@ import Testing
         defer { loop.stop() }
         let store = MemoryReadingStore()
         let (c, sub) = try await onlineClient(broker: broker, store: store, loop: loop)
-        try await Task.sleep(nanoseconds: 300_000_000) // the connect's own traffic (online, its PUBACK) is over
+        // The connect's own traffic is over: the broker acknowledged the online status (its PUBACK may wait in the socket).
+        #expect(await broker.waitUntilLogged("Sending PUBACK to", count: 1))
         let before = loop.wakeups
         let acknowledgedBefore = broker.logged("Sending PUBACK to")
         for i in 1...20 {
@@ -149,7 +150,7 @@ import Testing
         // Nothing asks for the broker's bytes now, but its hang-up wakes the loop: lost at once, not at the
         // acknowledgement sweep (`MosquittoConnection.acknowledgementDelay`, 2 s) or the keepalive.
         c.publish(Publication(topic: "n", payload: #"{"i":21}"#, sequence: 21))
-        try await Task.sleep(nanoseconds: 50_000_000)
+        await sub.wait(timeout: 10) { $0.contains { $0.topic == "rg/t/n" && $0.json["i"] as? Int == 21 } }
         await broker.stop()
         var lost = false
         for _ in 0..<10 where !lost {
