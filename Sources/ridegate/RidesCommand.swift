@@ -54,7 +54,7 @@ struct RidesCommand: ParsableCommand {
 
         /// The message and exit status for a ride log that failed: damage is a data error (65) with what to do,
         /// anything else (busy, unreadable) 69.
-        static func failure(_ error: SpoolError, doing operation: String) -> ExitCode {
+        static func failure(_ error: SQLiteFileError, doing operation: String) -> ExitCode {
             guard error.isDamage else {
                 writeError("cannot \(operation) the ride log: \(error)")
                 return ExitCode(ExitStatus.unavailable)
@@ -77,7 +77,7 @@ struct RidesCommand: ParsableCommand {
             let rides: [SQLiteRideStore.Ride]
             do {
                 rides = try location.open().rides()
-            } catch let error as SpoolError {
+            } catch let error as SQLiteFileError {
                 throw Location.failure(error, doing: "read")
             }
             if json {
@@ -161,7 +161,7 @@ struct RidesCommand: ParsableCommand {
                 } else {
                     try store.markExported(ride: chosen.id, format: format.rawValue)
                 }
-            } catch let error as SpoolError {
+            } catch let error as SQLiteFileError {
                 throw Location.failure(error, doing: "read")
             }
         }
@@ -197,7 +197,7 @@ struct RidesCommand: ParsableCommand {
                     throw ExitCode(ExitStatus.dataError)
                 }
                 try store.delete(ride: ride)
-            } catch let error as SpoolError {
+            } catch let error as SQLiteFileError {
                 throw Location.failure(error, doing: "change")
             }
         }

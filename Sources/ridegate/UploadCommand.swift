@@ -145,7 +145,7 @@ struct UploadCommand: ParsableCommand {
                     try store.update(job)
                     print("ride \(ride): \(job.service.displayName) queued")
                 }
-            } catch let error as SpoolError {
+            } catch let error as SQLiteFileError {
                 throw RidesCommand.Location.failure(error, doing: "write")
             }
         }

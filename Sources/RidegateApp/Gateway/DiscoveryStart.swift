@@ -84,7 +84,7 @@ package struct DiscoveryStart {
         guard access(path, F_OK) == 0 else { return [] }
         do {
             let rides = try SQLiteRideStore(path: path, readOnly: true)
-            return try rides.rides().flatMap { ride throws(SpoolError) in
+            return try rides.rides().flatMap { ride throws(SQLiteFileError) in
                 try rides.devices(ride: ride.id).map { SensorRef(kind: $0.kind, id: $0.sensorID) }
             }
         } catch {

@@ -16,7 +16,7 @@ public struct RideExporter: Sendable {
     }
 
     public enum Failure: Error, CustomStringConvertible {
-        case read(SpoolError)
+        case read(SQLiteFileError)
         case write(FileWriteError)
         case empty
 
@@ -64,8 +64,8 @@ public struct RideExporter: Sendable {
         var writer = format.writer(export)
         var pending: [UInt8] = []
         var outputFailure: Failure?
-        do throws(SpoolError) {
-            try store.forEachPoint(ride: ride.id) { (point) throws(SpoolError) in
+        do throws(SQLiteFileError) {
+            try store.forEachPoint(ride: ride.id) { (point) throws(SQLiteFileError) in
                 writer.add(hiding.hidingPosition(of: point))
                 pending += writer.take()
                 guard pending.count >= 65_536 else { return }
@@ -73,7 +73,7 @@ public struct RideExporter: Sendable {
                     try output(pending)
                 } catch {
                     outputFailure = error
-                    throw SpoolError(path: store.path, operation: "export", message: "stopped: the file could not be written")
+                    throw SQLiteFileError(path: store.path, operation: "export", message: "stopped: the file could not be written")
                 }
                 pending.removeAll(keepingCapacity: true)
             }

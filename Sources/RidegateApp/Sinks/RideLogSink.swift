@@ -174,7 +174,7 @@ public final class RideLogSink: EffectSink, @unchecked Sendable {
     }
 
     /// Said once per cause: why the ride log cannot be used now, and that the entries wait.
-    private func failed(_ error: SpoolError, doing operation: String) {
+    private func failed(_ error: SQLiteFileError, doing operation: String) {
         if lastError != error.description {
             logger.error("cannot \(operation) the ride log; the ride waits in memory (up to an hour) and it is tried again", [
                 ("error", error.description), ("ride_log.retry_s", String(Int(file.retryIn.rounded(.up)))),
@@ -245,13 +245,13 @@ public final class RideLogSink: EffectSink, @unchecked Sendable {
     private func export(_ ride: SQLiteRideStore.Ride, from store: SQLiteRideStore, into directory: String) -> [String] {
         let exporter = RideExporter(store: store, version: version)
         var written: [String] = []
-        do throws(SpoolError) {
+        do throws(SQLiteFileError) {
             for format in policy.exportFormats {
                 let path = directory + "/" + RideFileFormat.fileName(start: ride.start, id: ride.id, format: format)
                 do {
                     try exporter.export(ride, as: format, to: path, modeRequired: false)
                 } catch {
-                    throw SpoolError(path: path, operation: "export", message: error.description)
+                    throw SQLiteFileError(path: path, operation: "export", message: error.description)
                 }
                 try store.markExported(ride: ride.id, format: format.rawValue)
                 written.append(path)

@@ -19,7 +19,7 @@ public final class RideLogFile: @unchecked Sendable {
     /// Damaged files set aside during this run.
     public private(set) var recoveries = 0
     /// Why the file is not open now (nil while it is).
-    public private(set) var lastFailure: SpoolError?
+    public private(set) var lastFailure: SQLiteFileError?
 
     static let firstBackoff = 5.0
     static let longestBackoff = 60.0
@@ -29,7 +29,7 @@ public final class RideLogFile: @unchecked Sendable {
         /// The file was fine (or new).
         case opened
         /// It was damaged: set aside at `aside`, what could be read saved into the new one.
-        case recovered(damage: SpoolError, aside: String, salvage: RideLogSalvage)
+        case recovered(damage: SQLiteFileError, aside: String, salvage: RideLogSalvage)
     }
 
     public init(path: String, newRideAfter: Double, context: RideStatistics.Context, uploadServices: [UploadService] = [],
@@ -44,7 +44,7 @@ public final class RideLogFile: @unchecked Sendable {
     /// The open store, opening it first when it is not and an attempt is due (or `now`: the last chance, at a
     /// stop); nil while it cannot be (then `lastFailure` says why; the error is thrown only on the attempt that
     /// found it).
-    public func open(now force: Bool = false) throws(SpoolError) -> (store: SQLiteRideStore, opened: Opened?)? {
+    public func open(now force: Bool = false) throws(SQLiteFileError) -> (store: SQLiteRideStore, opened: Opened?)? {
         if let store { return (store, nil) }
         guard force || now() >= nextAttempt else { return nil }
         do {
@@ -78,7 +78,7 @@ public final class RideLogFile: @unchecked Sendable {
     /// Seconds until the next attempt to open (0 when due or open).
     public var retryIn: Double { store == nil ? max(0, nextAttempt - now()) : 0 }
 
-    private func openChecked() throws(SpoolError) -> Opened {
+    private func openChecked() throws(SQLiteFileError) -> Opened {
         do {
             let opening = try SQLiteRideStore(path: path, newRideAfter: newRideAfter, context: context, uploadServices: uploadServices)
             try opening.checkIntegrity()
@@ -90,11 +90,11 @@ public final class RideLogFile: @unchecked Sendable {
     }
 
     /// Sets the damaged file aside and saves what it holds into a new one.
-    private func recover(_ damage: SpoolError) throws(SpoolError) -> Opened {
+    private func recover(_ damage: SQLiteFileError) throws(SQLiteFileError) -> Opened {
         store = nil
         let aside = ResilientSpool.freeName(path + ".damaged")
         guard rename(path, aside) == 0 else {
-            throw SpoolError(path: path, operation: "set the damaged file aside", message: String(cString: strerror(errno)))
+            throw SQLiteFileError(path: path, operation: "set the damaged file aside", message: String(cString: strerror(errno)))
         }
         _ = rename(path + "-wal", aside + "-wal")
         _ = unlink(path + "-shm")
@@ -108,7 +108,7 @@ public final class RideLogFile: @unchecked Sendable {
 
 extension SQLiteRideStore {
     /// `PRAGMA quick_check`: the whole file's pages and rows read once; anything but "ok" is damage.
-    func checkIntegrity() throws(SpoolError) {
+    func checkIntegrity() throws(SQLiteFileError) {
         try SQLiteCalls.quickCheck(db, path: path)
     }
 }

@@ -22,7 +22,7 @@ public struct RideLogSalvage: Sendable, Equatable {
     static let maximumRestarts = 4096
 
     /// Copies what `damaged` (opened read-only) holds into `store` (a new, empty ride log), in one transaction.
-    static func copy(from damaged: String, into store: SQLiteRideStore) throws(SpoolError) -> RideLogSalvage {
+    static func copy(from damaged: String, into store: SQLiteRideStore) throws(SQLiteFileError) -> RideLogSalvage {
         var salvage = RideLogSalvage()
         let source: OpaquePointer
         do {
@@ -32,7 +32,7 @@ public struct RideLogSalvage: Sendable, Equatable {
         }
         defer { sqlite3_close(source) }
         try store.execute("BEGIN IMMEDIATE")
-        do throws(SpoolError) {
+        do throws(SQLiteFileError) {
             var counted: [Int64: Int] = [:]
             for table in tables {
                 let copied = try copyRows(table, from: source, into: store)
@@ -57,7 +57,7 @@ public struct RideLogSalvage: Sendable, Equatable {
     }
 
     /// Copies the rows of `table` that can be read, with the columns both files have. Returns how many.
-    private static func copyRows(_ table: String, from source: OpaquePointer, into store: SQLiteRideStore) throws(SpoolError) -> Int {
+    private static func copyRows(_ table: String, from source: OpaquePointer, into store: SQLiteRideStore) throws(SQLiteFileError) -> Int {
         let wanted = Set(columns(table, source))
         let names = columns(table, store.db).filter { wanted.contains($0) }
         guard !names.isEmpty else { return 0 }
@@ -90,7 +90,7 @@ extension SQLiteRideStore {
     /// After a salvage: rides whose row was lost come back from their points (closed, named from their first
     /// position), and rides that lost points count what remains and have their totals worked out again. Returns
     /// how many rides were touched.
-    func rebuildRides() throws(SpoolError) -> Int {
+    func rebuildRides() throws(SQLiteFileError) -> Int {
         let lost = try scalar("SELECT count(DISTINCT ride) FROM points WHERE ride NOT IN (SELECT id FROM rides)")
         try execute("""
             INSERT INTO rides (id, start, end, moved, points, distance, closed)

@@ -54,7 +54,7 @@ public final class SQLiteRideStore: @unchecked Sendable {
     private var unplacedRide: Int64?
 
     public init(path: String, newRideAfter: Double = 30 * 60, context: RideStatistics.Context = .init(),
-                uploadServices: [UploadService] = [], readOnly: Bool = false) throws(SpoolError) {
+                uploadServices: [UploadService] = [], readOnly: Bool = false) throws(SQLiteFileError) {
         self.path = path
         self.readOnly = readOnly
         boundaries = RideBoundaries(newRideAfter: newRideAfter)
@@ -78,7 +78,7 @@ public final class SQLiteRideStore: @unchecked Sendable {
     public var pageCacheBytes: Int { SQLiteCalls.pageCacheBytes(db) }
 
     /// Stores points alone (what most batches are).
-    public func record(_ points: [RidePoint]) throws(SpoolError) {
+    public func record(_ points: [RidePoint]) throws(SQLiteFileError) {
         try record(entries: points.map { .point($0) })
     }
 
@@ -86,14 +86,14 @@ public final class SQLiteRideStore: @unchecked Sendable {
     /// distance the gateway measured; a continued ride's distance carries on from where it stopped. The
     /// statements are prepared once per batch and a ride's row is written once per batch (not per point):
     /// parsing SQL per point was a quarter of the daemon's instructions at 10 Hz.
-    public func record(entries batch: [RideLogEntry]) throws(SpoolError) {
+    public func record(entries batch: [RideLogEntry]) throws(SQLiteFileError) {
         guard !batch.isEmpty else { return }
         try execute("BEGIN IMMEDIATE")
         // What the batch decides on the way is undone with its rows: retried, it must decide the same (a ride
         // parked in a batch that failed would otherwise wait for the bike to move again to end).
         let before = (boundaries, runOffset, unplacedRide)
         var closed: [Int64] = []
-        do throws(SpoolError) {
+        do throws(SQLiteFileError) {
             var writer = try BatchWriter(store: self, current: try lastRide())
             defer { writer.finalize() }
             for entry in batch {
@@ -134,7 +134,7 @@ public final class SQLiteRideStore: @unchecked Sendable {
         var distance: Double
     }
 
-    private func lastRide() throws(SpoolError) -> LastRide? {
+    private func lastRide() throws(SQLiteFileError) -> LastRide? {
         let statement = try prepare("SELECT id, start, end, coalesce(moved, end), points, distance FROM rides WHERE closed = 0 ORDER BY end DESC LIMIT 1")
         defer { sqlite3_finalize(statement) }
         let step = sqlite3_step(statement)
@@ -149,7 +149,7 @@ public final class SQLiteRideStore: @unchecked Sendable {
 
     /// Rides without a name (from schema 1, or rebuilt by a salvage) are named from their first point with a
     /// position, or as indoor rides from their start.
-    func nameUnnamedRides() throws(SpoolError) {
+    func nameUnnamedRides() throws(SQLiteFileError) {
         let statement = try prepare("""
             SELECT r.id, r.start, p.lat, p.lon FROM rides r LEFT JOIN points p ON p.ride = r.id
                 AND p.time = (SELECT min(time) FROM points WHERE ride = r.id AND lat IS NOT NULL AND lon IS NOT NULL)
@@ -185,10 +185,10 @@ public final class SQLiteRideStore: @unchecked Sendable {
         if let value { SQLiteCalls.bindText(statement, index, value) } else { sqlite3_bind_null(statement, index) }
     }
 
-    func execute(_ sql: String) throws(SpoolError) { try SQLiteCalls.execute(db, sql, path: path) }
-    func prepare(_ sql: String) throws(SpoolError) -> OpaquePointer { try SQLiteCalls.prepare(db, sql, path: path) }
-    func scalar(_ sql: String) throws(SpoolError) -> Int64 { try SQLiteCalls.scalar(db, sql, path: path) }
-    private func error(_ operation: String) -> SpoolError { SQLiteCalls.error(db, operation, path: path) }
+    func execute(_ sql: String) throws(SQLiteFileError) { try SQLiteCalls.execute(db, sql, path: path) }
+    func prepare(_ sql: String) throws(SQLiteFileError) -> OpaquePointer { try SQLiteCalls.prepare(db, sql, path: path) }
+    func scalar(_ sql: String) throws(SQLiteFileError) -> Int64 { try SQLiteCalls.scalar(db, sql, path: path) }
+    private func error(_ operation: String) -> SQLiteFileError { SQLiteCalls.error(db, operation, path: path) }
     private func text(_ statement: OpaquePointer, _ column: Int32) -> String { SQLiteCalls.text(statement, column) }
 }
 
@@ -203,7 +203,7 @@ extension SQLiteRideStore {
         private var rowPoints = 0
         private var rowMovingSeconds = 0.0
 
-        init(store: SQLiteRideStore, current: LastRide?) throws(SpoolError) {
+        init(store: SQLiteRideStore, current: LastRide?) throws(SQLiteFileError) {
             self.store = store
             self.current = current
             insert = try store.prepare("""
@@ -224,7 +224,7 @@ extension SQLiteRideStore {
         }
 
         /// Stores a point in its ride; returns the ride it closed first, if it starts a new one.
-        mutating func add(_ point: RidePoint) throws(SpoolError) -> Int64? {
+        mutating func add(_ point: RidePoint) throws(SQLiteFileError) -> Int64? {
             let t = point.time.secondsSince1970
             guard t.isFinite else { return nil }
             var offset = store.runOffset
@@ -266,7 +266,7 @@ extension SQLiteRideStore {
             return closed
         }
 
-        private func insertPoint(_ point: RidePoint, ride: Int64, distance: Double) throws(SpoolError) {
+        private func insertPoint(_ point: RidePoint, ride: Int64, distance: Double) throws(SQLiteFileError) {
             sqlite3_reset(insert)
             sqlite3_bind_int64(insert, 1, ride)
             sqlite3_bind_double(insert, 2, point.time.secondsSince1970)
@@ -282,7 +282,7 @@ extension SQLiteRideStore {
             guard sqlite3_step(insert) == SQLITE_DONE else { throw store.error("insert point") }
         }
 
-        private mutating func create(_ point: RidePoint) throws(SpoolError) {
+        private mutating func create(_ point: RidePoint) throws(SQLiteFileError) {
             let t = point.time.secondsSince1970
             let name = point.position.map {
                 RideName.make(start: point.time, latitude: $0.latitude, longitude: $0.longitude, hiding: store.context.privacyZones)
@@ -302,14 +302,14 @@ extension SQLiteRideStore {
         }
 
         /// Closes the current ride: its row, its standing tail dropped, its totals. The id when it remains.
-        private mutating func close(_ ride: LastRide) throws(SpoolError) -> Int64? {
+        private mutating func close(_ ride: LastRide) throws(SQLiteFileError) -> Int64? {
             try writeRow()
             current = nil
             return try store.close(ride) ? ride.id : nil
         }
 
         /// The rider ended the ride: it closes as it is (its tail kept), and the next movement starts a new one.
-        mutating func end(at time: Timestamp) throws(SpoolError) -> Int64? {
+        mutating func end(at time: Timestamp) throws(SQLiteFileError) -> Int64? {
             guard var ride = current, time.secondsSince1970 >= ride.start else { return nil }
             ride.moved = ride.end
             current = ride
@@ -317,7 +317,7 @@ extension SQLiteRideStore {
             return try close(ride)
         }
 
-        mutating func lap(_ mark: LapMark) throws(SpoolError) {
+        mutating func lap(_ mark: LapMark) throws(SQLiteFileError) {
             guard let ride = current, mark.time.secondsSince1970 >= ride.start else { return }
             let statement = try store.prepare("INSERT INTO laps (ride, time, trigger) VALUES (?1, ?2, ?3)")
             defer { sqlite3_finalize(statement) }
@@ -328,7 +328,7 @@ extension SQLiteRideStore {
         }
 
         /// The sensors seen in this run, on the current ride: written when they are new to it or changed.
-        mutating func writeDevices() throws(SpoolError) {
+        mutating func writeDevices() throws(SQLiteFileError) {
             guard let ride = current else { return }
             for device in store.devices.values.sorted(by: { $0.sensorID < $1.sensorID }) {
                 if let written = store.devicesWritten[device.sensorID], written.ride == ride.id, written.device == device { continue }
@@ -338,7 +338,7 @@ extension SQLiteRideStore {
         }
 
         /// The current ride's row, with what the batch added to it.
-        private mutating func writeRow() throws(SpoolError) {
+        private mutating func writeRow() throws(SQLiteFileError) {
             guard let ride = current, rowPoints > 0 else { return }
             sqlite3_reset(rideRow)
             sqlite3_bind_double(rideRow, 1, ride.end)
@@ -352,7 +352,7 @@ extension SQLiteRideStore {
             rowMovingSeconds = 0
         }
 
-        mutating func finish() throws(SpoolError) {
+        mutating func finish() throws(SQLiteFileError) {
             try writeRow()
         }
     }
@@ -361,21 +361,21 @@ extension SQLiteRideStore {
 extension SQLiteRideStore {
     /// Every ride, oldest first. A ride still open (or from before totals were stored) has them worked out from
     /// its points. A read that fails partway (a damaged page) is an error, never a shorter list.
-    public func rides() throws(SpoolError) -> [Ride] {
+    public func rides() throws(SQLiteFileError) -> [Ride] {
         try rides(matching: "")
     }
 
     /// One ride (nil: no such ride), without working out any other's totals.
-    public func ride(id: Int64) throws(SpoolError) -> Ride? {
+    public func ride(id: Int64) throws(SQLiteFileError) -> Ride? {
         try rides(matching: "WHERE id = \(id)").first
     }
 
     /// The newest closed ride: its totals are stored, so no open ride's points are read.
-    public func newestClosedRide() throws(SpoolError) -> Ride? {
+    public func newestClosedRide() throws(SQLiteFileError) -> Ride? {
         try rides(matching: "WHERE closed = 1 AND start = (SELECT max(start) FROM rides WHERE closed = 1)").last
     }
 
-    private func rides(matching condition: String) throws(SpoolError) -> [Ride] {
+    private func rides(matching condition: String) throws(SQLiteFileError) -> [Ride] {
         let statement = try prepare("""
             SELECT id, start, end, points, distance, moving, exported, name, closed, totals,
                    (SELECT count(*) FROM laps WHERE laps.ride = rides.id) FROM rides \(condition) ORDER BY start
@@ -399,7 +399,7 @@ extension SQLiteRideStore {
     }
 
     /// The ride's points in time order, one at a time: a long ride is never whole in memory.
-    public func forEachPoint(ride: Int64, _ body: (RidePoint) throws(SpoolError) -> Void) throws(SpoolError) {
+    public func forEachPoint(ride: Int64, _ body: (RidePoint) throws(SQLiteFileError) -> Void) throws(SQLiteFileError) {
         let statement = try prepare("SELECT time, lat, lon, alt, speed, distance, hr, cadence, power, moving FROM points WHERE ride = ?1 ORDER BY time")
         defer { sqlite3_finalize(statement) }
         sqlite3_bind_int64(statement, 1, ride)
@@ -415,13 +415,13 @@ extension SQLiteRideStore {
         }
     }
 
-    public func points(ride: Int64) throws(SpoolError) -> [RidePoint] {
+    public func points(ride: Int64) throws(SQLiteFileError) -> [RidePoint] {
         var points: [RidePoint] = []
         try forEachPoint(ride: ride) { points.append($0) }
         return points
     }
 
-    public func laps(ride: Int64) throws(SpoolError) -> [LapMark] {
+    public func laps(ride: Int64) throws(SQLiteFileError) -> [LapMark] {
         let statement = try prepare("SELECT time, trigger FROM laps WHERE ride = ?1 ORDER BY time")
         defer { sqlite3_finalize(statement) }
         sqlite3_bind_int64(statement, 1, ride)
@@ -433,7 +433,7 @@ extension SQLiteRideStore {
         return marks
     }
 
-    public func devices(ride: Int64) throws(SpoolError) -> [RideDevice] {
+    public func devices(ride: Int64) throws(SQLiteFileError) -> [RideDevice] {
         let statement = try prepare("SELECT sensor, kind, measures, name, manufacturer, model, serial, battery FROM devices WHERE ride = ?1 ORDER BY sensor")
         defer { sqlite3_finalize(statement) }
         sqlite3_bind_int64(statement, 1, ride)
@@ -450,7 +450,7 @@ extension SQLiteRideStore {
     }
 
     /// The ride's totals and laps from its points (a pass over them), counted in the zones it was ridden with.
-    public func summary(ride: Int64) throws(SpoolError) -> RideSummary? {
+    public func summary(ride: Int64) throws(SQLiteFileError) -> RideSummary? {
         var builder = RideSummary.Builder(laps: try laps(ride: ride), context: try context(ride: ride))
         try forEachPoint(ride: ride) { builder.add($0) }
         return builder.finish()
@@ -458,7 +458,7 @@ extension SQLiteRideStore {
 
     /// This store's context with the FTP and power zones the ride was ridden with, where the ride log has them (a
     /// ride recorded before they were kept, or without an FTP, is counted in this store's).
-    public func context(ride: Int64) throws(SpoolError) -> RideStatistics.Context {
+    public func context(ride: Int64) throws(SQLiteFileError) -> RideStatistics.Context {
         let statement = try prepare("SELECT ftp, power_zones FROM rides WHERE id = ?1 AND power_zones IS NOT NULL")
         defer { sqlite3_finalize(statement) }
         sqlite3_bind_int64(statement, 1, ride)
@@ -473,7 +473,7 @@ extension SQLiteRideStore {
 
     /// One step of a query: true for a row, false at its end, an error for anything else (SQLITE_CORRUPT is not
     /// "no more rows").
-    private func step(_ statement: OpaquePointer, _ operation: String) throws(SpoolError) -> Bool {
+    private func step(_ statement: OpaquePointer, _ operation: String) throws(SQLiteFileError) -> Bool {
         switch sqlite3_step(statement) {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
@@ -485,7 +485,7 @@ extension SQLiteRideStore {
 extension SQLiteRideStore {
     /// Ends a ride: drops its standing tail, marks it closed, stores its totals; a ride that never moved is
     /// removed. True when the ride remains (worth exporting).
-    private func close(_ ride: LastRide) throws(SpoolError) -> Bool {
+    private func close(_ ride: LastRide) throws(SQLiteFileError) -> Bool {
         guard try scalar("SELECT count(*) FROM points WHERE ride = \(ride.id) AND moving = 1") > 0 else {
             try execute("DELETE FROM points WHERE ride = \(ride.id); DELETE FROM laps WHERE ride = \(ride.id); DELETE FROM devices WHERE ride = \(ride.id); DELETE FROM rides WHERE id = \(ride.id)")
             return false
@@ -500,7 +500,7 @@ extension SQLiteRideStore {
     }
 
     /// Works out and stores a ride's totals (for `rides list` and `rides/last`).
-    public func storeTotals(ride: Int64) throws(SpoolError) {
+    public func storeTotals(ride: Int64) throws(SQLiteFileError) {
         guard let summary = try summary(ride: ride) else { return }
         let statement = try prepare("UPDATE rides SET totals = ?1 WHERE id = ?2")
         defer { sqlite3_finalize(statement) }
@@ -510,7 +510,7 @@ extension SQLiteRideStore {
     }
 
     /// Names a ride begun without a position from the first point that has one.
-    private func name(ride: Int64, from point: RidePoint) throws(SpoolError) {
+    private func name(ride: Int64, from point: RidePoint) throws(SQLiteFileError) {
         guard let position = point.position else { return }
         let statement = try prepare("UPDATE rides SET name = ?1 WHERE id = ?2")
         defer { sqlite3_finalize(statement) }
@@ -522,7 +522,7 @@ extension SQLiteRideStore {
         unplacedRide = nil
     }
 
-    private func storeDevice(_ device: RideDevice, ride: Int64) throws(SpoolError) {
+    private func storeDevice(_ device: RideDevice, ride: Int64) throws(SQLiteFileError) {
         let statement = try prepare("""
             INSERT OR REPLACE INTO devices (ride, sensor, kind, measures, name, manufacturer, model, serial, battery)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
@@ -542,25 +542,25 @@ extension SQLiteRideStore {
 
     /// Notes that a closed ride was exported in `format` (for `rides list`, and so the size limit removes exported
     /// rides first). A ride still open is not marked: a file of half a ride is not the ride.
-    public func markExported(ride: Int64, format: String) throws(SpoolError) {
+    public func markExported(ride: Int64, format: String) throws(SQLiteFileError) {
         guard let current = try rides().first(where: { $0.id == ride }), current.closed, !current.exported.contains(format) else { return }
         let list = (current.exported + [format]).sorted().joined(separator: ",")
         try execute("UPDATE rides SET exported = '\(list.filter { $0.isLetter || $0 == "," })' WHERE id = \(ride)")
     }
 
-    public func delete(ride: Int64) throws(SpoolError) {
+    public func delete(ride: Int64) throws(SQLiteFileError) {
         try execute("BEGIN; DELETE FROM points WHERE ride = \(ride); DELETE FROM laps WHERE ride = \(ride); DELETE FROM devices WHERE ride = \(ride); DELETE FROM uploads WHERE ride = \(ride); DELETE FROM rides WHERE id = \(ride); COMMIT;")
     }
 
     /// Bytes the rides take in the file (pages in use; pages freed by removed rides are reused, not returned).
-    public func usedBytes() throws(SpoolError) -> Int64 {
+    public func usedBytes() throws(SQLiteFileError) -> Int64 {
         try scalar("PRAGMA page_size") * (try scalar("PRAGMA page_count") - (try scalar("PRAGMA freelist_count")))
     }
 
     /// Keeps the ride log within its limits: rides that ended more than `maximumAgeDays` before `now` go,
     /// then, while the file holds more than `maximumBytes`, the oldest rides, exported ones first. A ride still
     /// open (perhaps going on) is never removed. Returns what was removed.
-    public func prune(maximumBytes: Int64?, maximumAgeDays: Double?, now: Timestamp) throws(SpoolError) -> [Ride] {
+    public func prune(maximumBytes: Int64?, maximumAgeDays: Double?, now: Timestamp) throws(SQLiteFileError) -> [Ride] {
         var candidates = try rides().filter(\.closed)
         var removed: [Ride] = []
         if let days = maximumAgeDays {
@@ -586,14 +586,14 @@ extension SQLiteRideStore {
 /// is synced with it and survives what the ride survives (a restart, a power cut).
 extension SQLiteRideStore {
     /// Queues the ride for each site it is not queued for yet (a ride queued before keeps its row and state).
-    public func queueUploads(ride: Int64, services: [UploadService]) throws(SpoolError) {
+    public func queueUploads(ride: Int64, services: [UploadService]) throws(SQLiteFileError) {
         for service in services {
             try execute("INSERT OR IGNORE INTO uploads (ride, service, state) VALUES (\(ride), '\(service.rawValue)', 'queued')")
         }
     }
 
     /// Every queued upload (`ride`: that ride's only), by ride then site.
-    public func uploads(ride: Int64? = nil) throws(SpoolError) -> [UploadJob] {
+    public func uploads(ride: Int64? = nil) throws(SQLiteFileError) -> [UploadJob] {
         let statement = try prepare("""
             SELECT ride, service, state, attempts, next_attempt, upload_id, activity_id, activity_url, detail FROM uploads
             \(ride.map { "WHERE ride = \($0)" } ?? "") ORDER BY ride, service
@@ -619,7 +619,7 @@ extension SQLiteRideStore {
     }
 
     /// Writes the job's row (synced, as every write to the ride log is).
-    public func update(_ job: UploadJob) throws(SpoolError) {
+    public func update(_ job: UploadJob) throws(SQLiteFileError) {
         let statement = try prepare("""
             INSERT OR REPLACE INTO uploads (ride, service, state, attempts, next_attempt, upload_id, activity_id, activity_url, detail)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)

@@ -20,7 +20,7 @@ public struct NewReading: Sendable, Equatable {
 
 extension ReadingStore {
     /// Stores one reading; its id.
-    public func append(topic: String, payload: String, qos: Int, sequence: Int?) throws(SpoolError) -> Int64 {
+    public func append(topic: String, payload: String, qos: Int, sequence: Int?) throws(SQLiteFileError) -> Int64 {
         try append([NewReading(topic: topic, payload: payload, qos: qos, sequence: sequence)])[0]
     }
 }
@@ -29,18 +29,18 @@ extension ReadingStore {
 /// is no state directory (tools, tests). Used on the event loop's thread only.
 public protocol ReadingStore: AnyObject, Sendable {
     /// Stores readings in order and, in the same step, their `seq`s (see `SQLiteSpool.append`); their ids.
-    func append(_ readings: [NewReading]) throws(SpoolError) -> [Int64]
+    func append(_ readings: [NewReading]) throws(SQLiteFileError) -> [Int64]
     /// Forgets readings the broker acknowledged (all of one turn's acknowledgements in one step).
-    func remove(_ ids: [Int64]) throws(SpoolError)
+    func remove(_ ids: [Int64]) throws(SQLiteFileError)
     /// Forgets `acknowledged` and stores `readings`, in one step where the store has transactions.
-    func append(_ readings: [NewReading], removing acknowledged: [Int64]) throws(SpoolError) -> [Int64]
-    func pending(after afterID: Int64, limit: Int) throws(SpoolError) -> [SQLiteSpool.Entry]
+    func append(_ readings: [NewReading], removing acknowledged: [Int64]) throws(SQLiteFileError) -> [Int64]
+    func pending(after afterID: Int64, limit: Int) throws(SQLiteFileError) -> [SQLiteSpool.Entry]
     func depth() -> Int64
     /// The newest reading's id (0 when empty).
     func lastID() -> Int64
     var dropped: Int64 { get }
     func sequences() -> [String: Int]
-    func save(sequence value: Int, for topic: String) throws(SpoolError)
+    func save(sequence value: Int, for topic: String) throws(SQLiteFileError)
     /// Where readings wait now: `disk`, or `memory` (no spool file, or it cannot be written).
     var mode: String { get }
     /// Damaged spool files moved aside during this run.
@@ -48,7 +48,7 @@ public protocol ReadingStore: AnyObject, Sendable {
 }
 
 extension ReadingStore {
-    public func append(_ readings: [NewReading], removing acknowledged: [Int64]) throws(SpoolError) -> [Int64] {
+    public func append(_ readings: [NewReading], removing acknowledged: [Int64]) throws(SQLiteFileError) -> [Int64] {
         try remove(acknowledged)
         return try append(readings)
     }
@@ -71,7 +71,7 @@ public final class MemoryReadingStore: ReadingStore, @unchecked Sendable {
         self.limit = limit
     }
 
-    public func append(_ readings: [NewReading]) throws(SpoolError) -> [Int64] {
+    public func append(_ readings: [NewReading]) throws(SQLiteFileError) -> [Int64] {
         readings.map { reading in
             if let seq = reading.sequence { sequence[reading.topic] = seq }
             defer { nextID += 1 }
@@ -84,19 +84,19 @@ public final class MemoryReadingStore: ReadingStore, @unchecked Sendable {
         }
     }
 
-    public func remove(_ ids: [Int64]) throws(SpoolError) {
+    public func remove(_ ids: [Int64]) throws(SQLiteFileError) {
         let gone = Set(ids)
         entries.removeAll { gone.contains($0.id) }
     }
 
-    public func pending(after afterID: Int64, limit: Int) throws(SpoolError) -> [SQLiteSpool.Entry] {
+    public func pending(after afterID: Int64, limit: Int) throws(SQLiteFileError) -> [SQLiteSpool.Entry] {
         Array(entries.lazy.filter { $0.id > afterID }.prefix(limit))
     }
 
     public func depth() -> Int64 { Int64(entries.count) }
     public func lastID() -> Int64 { entries.last?.id ?? 0 }
     public func sequences() -> [String: Int] { sequence }
-    public func save(sequence value: Int, for topic: String) throws(SpoolError) { sequence[topic] = value }
+    public func save(sequence value: Int, for topic: String) throws(SQLiteFileError) { sequence[topic] = value }
     public var mode: String { "memory" }
     public var recoveries: Int { 0 }
 }

@@ -46,7 +46,7 @@ public final class ResilientSpool: ReadingStore, @unchecked Sendable {
 
     // MARK: ReadingStore
 
-    public func append(_ readings: [NewReading]) throws(SpoolError) -> [Int64] {
+    public func append(_ readings: [NewReading]) throws(SQLiteFileError) -> [Int64] {
         retryIfDue()
         if degradedSince == nil, let disk {
             do {
@@ -70,7 +70,7 @@ public final class ResilientSpool: ReadingStore, @unchecked Sendable {
         }
     }
 
-    public func append(_ readings: [NewReading], removing acknowledged: [Int64]) throws(SpoolError) -> [Int64] {
+    public func append(_ readings: [NewReading], removing acknowledged: [Int64]) throws(SQLiteFileError) -> [Int64] {
         // The common case, the disk healthy and nothing held in memory: one transaction for both.
         guard degradedSince == nil, memory.isEmpty, let disk else {
             try remove(acknowledged)
@@ -88,7 +88,7 @@ public final class ResilientSpool: ReadingStore, @unchecked Sendable {
         }
     }
 
-    public func remove(_ ids: [Int64]) throws(SpoolError) {
+    public func remove(_ ids: [Int64]) throws(SQLiteFileError) {
         let inMemory = Set(memory.lazy.map(\.id)).intersection(ids)
         if !inMemory.isEmpty { memory.removeAll { inMemory.contains($0.id) } }
         let onDisk = ids.filter { !inMemory.contains($0) }
@@ -101,7 +101,7 @@ public final class ResilientSpool: ReadingStore, @unchecked Sendable {
         }
     }
 
-    public func pending(after afterID: Int64, limit: Int) throws(SpoolError) -> [SQLiteSpool.Entry] {
+    public func pending(after afterID: Int64, limit: Int) throws(SQLiteFileError) -> [SQLiteSpool.Entry] {
         var stored: [SQLiteSpool.Entry] = []
         if let disk {
             do {
@@ -123,7 +123,7 @@ public final class ResilientSpool: ReadingStore, @unchecked Sendable {
         (disk?.sequences() ?? [:]).merging(memorySequences) { max($0, $1) }
     }
 
-    public func save(sequence value: Int, for topic: String) throws(SpoolError) {
+    public func save(sequence value: Int, for topic: String) throws(SQLiteFileError) {
         memorySequences[topic] = max(memorySequences[topic] ?? 0, value)
         guard degradedSince == nil, let disk else { return }
         do {
@@ -151,7 +151,7 @@ public final class ResilientSpool: ReadingStore, @unchecked Sendable {
     }
 
     /// Moves the damaged file aside, salvages it into a new one, counts what could not be read.
-    private func recoverDamagedFile(_ damage: SpoolError) {
+    private func recoverDamagedFile(_ damage: SQLiteFileError) {
         disk?.close()
         disk = nil
         recoveries += 1
@@ -182,7 +182,7 @@ public final class ResilientSpool: ReadingStore, @unchecked Sendable {
         }
     }
 
-    private func degrade(_ error: SpoolError) {
+    private func degrade(_ error: SQLiteFileError) {
         if error.isDamage, disk != nil {
             recoverDamagedFile(error)
             return

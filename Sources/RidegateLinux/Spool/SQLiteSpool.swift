@@ -45,7 +45,7 @@ public final class SQLiteSpool: @unchecked Sendable {
     /// The schema version this build writes.
     public static var schemaVersion: Int { SpoolSchema.steps.count }
 
-    public init(path: String, maximumBytes: Int64 = 200 * 1024 * 1024) throws(SpoolError) {
+    public init(path: String, maximumBytes: Int64 = 200 * 1024 * 1024) throws(SQLiteFileError) {
         self.path = path
         self.maximumBytes = maximumBytes
         SQLiteCalls.makePrivate(path)
@@ -58,7 +58,7 @@ public final class SQLiteSpool: @unchecked Sendable {
         do {
             try SQLiteCalls.configureWritable(handle, path: path, exclusive: true)
         } catch where error.code & 0xFF == SQLITE_BUSY {
-            throw SpoolError(path: path, operation: "open",
+            throw SQLiteFileError(path: path, operation: "open",
                              message: "another process has it open (another ridegate with the same state_directory?)", code: error.code)
         }
         _ = try SQLiteSchema.migrate(handle, path: path, steps: SpoolSchema.steps, current: SpoolSchema.current)
@@ -80,12 +80,12 @@ public final class SQLiteSpool: @unchecked Sendable {
     /// file open and the broker may hold `seq`s above the rows: every topic's row is raised to its bound, in this
     /// synced commit, before anything is published. So the rows never again lag what was given — not when this run
     /// publishes a topic, nor when it stops in order without publishing one (a strap left at home, `lap`).
-    private func beginRun() throws(SpoolError) {
+    private func beginRun() throws(SQLiteFileError) {
         let boot = SpoolDurability.bootNumber()
         let clean = try scalar("SELECT coalesce((SELECT value FROM counters WHERE name = 'clean'), 1)")
         let lastBoot = try scalar("SELECT coalesce((SELECT value FROM counters WHERE name = 'boot'), 0)")
         let exact = clean == 1 || (boot != 0 && boot == lastBoot)
-        try transaction(synced: !exact) { () throws(SpoolError) in
+        try transaction(synced: !exact) { () throws(SQLiteFileError) in
             if !exact { try execute(Self.raiseSequencesToBounds) }
             try execute("INSERT INTO counters (name, value) VALUES ('boot', \(boot)), ('clean', 0) ON CONFLICT(name) DO UPDATE SET value = excluded.value")
         }
@@ -100,7 +100,7 @@ public final class SQLiteSpool: @unchecked Sendable {
     /// The oldest reading not yet delivered (or the next id, when none waits): below it every reading was
     /// acknowledged. Saved every hundred deliveries, so a salvage of a damaged file knows which missing ids
     /// were lost rather than delivered (at worst a hundred delivered ones are counted as lost, never the reverse).
-    private func lowWater() throws(SpoolError) -> Int64 {
+    private func lowWater() throws(SQLiteFileError) -> Int64 {
         try scalar("SELECT coalesce((SELECT min(id) FROM spool), \(try highestID()) + 1)")
     }
 
@@ -114,7 +114,7 @@ public final class SQLiteSpool: @unchecked Sendable {
     public func close() {
         if insert != nil {
             do {
-                try transaction(synced: true) { () throws(SpoolError) in try execute("UPDATE counters SET value = 1 WHERE name = 'clean'") }
+                try transaction(synced: true) { () throws(SQLiteFileError) in try execute("UPDATE counters SET value = 1 WHERE name = 'clean'") }
             } catch {}
         }
         for statement in [insert, delete, saveSequence, saveBound, begin, commit] { sqlite3_finalize(statement) }
@@ -125,11 +125,11 @@ public final class SQLiteSpool: @unchecked Sendable {
 
     /// Stores readings that already have ids (kept in memory while the disk could not be written, or
     /// salvaged from a damaged file), with their sequence numbers, in one transaction.
-    public func restore(_ entries: [Entry], sequences: [String: Int], dropped lost: Int64 = 0) throws(SpoolError) {
+    public func restore(_ entries: [Entry], sequences: [String: Int], dropped lost: Int64 = 0) throws(SQLiteFileError) {
         for entry in entries { try checkPlausible(entry.id, "a reading's id") }
         let highest = max(nextID - 1, entries.lazy.map(\.id).max() ?? 0)
         let stored = self.sequences()
-        try transaction(synced: true) { () throws(SpoolError) in
+        try transaction(synced: true) { () throws(SQLiteFileError) in
             for entry in entries {
                 try insert(entry.id, entry.topic, entry.payload, qos: entry.qos, retain: entry.retain, operation: "restore")
             }
@@ -146,7 +146,7 @@ public final class SQLiteSpool: @unchecked Sendable {
     /// Makes the next id follow `id` at least: ids given out before this file (the readings of a damaged
     /// one that could not be salvaged) are never given out again, or a replay cursor past them would skip
     /// the new readings.
-    public func reserveIDs(through id: Int64) throws(SpoolError) {
+    public func reserveIDs(through id: Int64) throws(SQLiteFileError) {
         try checkPlausible(id, "an id to reserve")
         guard id >= nextID else { return }
         try saveHighestID(id)
@@ -155,22 +155,22 @@ public final class SQLiteSpool: @unchecked Sendable {
 
     /// The highest id ever given out, including readings already delivered and deleted: the next reading's
     /// id must be above it, or a replay cursor that passed it would skip the reading.
-    public func highestID() throws(SpoolError) -> Int64 {
-        guard db != nil else { throw SpoolError(path: path, operation: "highest id", message: "closed") }
+    public func highestID() throws(SQLiteFileError) -> Int64 {
+        guard db != nil else { throw SQLiteFileError(path: path, operation: "highest id", message: "closed") }
         return nextID - 1
     }
 
     /// The file's own record of it, read at open; an implausible one is damage (the file is then kept aside
     /// and salvaged), never a number to count on from.
-    private func storedHighestID() throws(SpoolError) -> Int64 {
+    private func storedHighestID() throws(SQLiteFileError) -> Int64 {
         let highest = try scalar("SELECT max(coalesce((SELECT value FROM sequence WHERE topic = '\(Self.highestIDRow)'), 0), coalesce((SELECT max(id) FROM spool), 0))")
         try checkPlausible(highest, "its highest reading id")
         return highest
     }
 
-    private func checkPlausible(_ id: Int64, _ what: String) throws(SpoolError) {
+    private func checkPlausible(_ id: Int64, _ what: String) throws(SQLiteFileError) {
         guard id >= 0, id <= Self.idCeiling else {
-            throw SpoolError(path: path, operation: "open", message: "\(what) (\(id)) is not one ridegate gave out", code: SQLITE_CORRUPT)
+            throw SQLiteFileError(path: path, operation: "open", message: "\(what) (\(id)) is not one ridegate gave out", code: SQLITE_CORRUPT)
         }
     }
 
@@ -179,26 +179,26 @@ public final class SQLiteSpool: @unchecked Sendable {
     /// The reading and its sequence number go in one transaction: a kill between two separate commits could
     /// keep a reading whose `seq` was not saved, and the restarted gateway would number the next one the same.
     @discardableResult
-    public func append(topic: String, payload: String, qos: Int, sequence: Int? = nil) throws(SpoolError) -> Int64 {
+    public func append(topic: String, payload: String, qos: Int, sequence: Int? = nil) throws(SQLiteFileError) -> Int64 {
         try append([NewReading(topic: topic, payload: payload, qos: qos, sequence: sequence)])[0]
     }
 
     /// Stores readings in order, with their `seq`s, in one transaction (one journal commit for a turn's
     /// readings, not one each: the SD card's wear and the Pi's time); returns their ids. All or none.
-    public func append(_ readings: [NewReading]) throws(SpoolError) -> [Int64] {
+    public func append(_ readings: [NewReading]) throws(SQLiteFileError) -> [Int64] {
         try append(readings, removing: [])
     }
 
     /// Forgets readings the broker acknowledged and stores new ones in the same transaction: at a steady
     /// rate the last turn's acknowledgements ride along with this turn's readings, one journal commit for
     /// both. All or none.
-    public func append(_ readings: [NewReading], removing acknowledged: [Int64]) throws(SpoolError) -> [Int64] {
-        guard insert != nil else { throw SpoolError(path: path, operation: "insert", message: "closed") }
+    public func append(_ readings: [NewReading], removing acknowledged: [Int64]) throws(SQLiteFileError) -> [Int64] {
+        guard insert != nil else { throw SQLiteFileError(path: path, operation: "insert", message: "closed") }
         guard !readings.isEmpty || !acknowledged.isEmpty else { return [] }
         let plan = durability.plan(readings.compactMap { r in r.sequence.map { (r.topic, $0) } }, at: SystemClock.monotonicSeconds())
         var ids: [Int64] = []
         ids.reserveCapacity(readings.count)
-        try transaction(synced: plan.synced) { () throws(SpoolError) in
+        try transaction(synced: plan.synced) { () throws(SQLiteFileError) in
             try delete(acknowledged)
             var id = nextID
             for reading in readings {
@@ -222,17 +222,17 @@ public final class SQLiteSpool: @unchecked Sendable {
     }
 
     /// The broker has these readings: forget them, in one transaction (one journal commit, not one each).
-    public func remove(_ ids: [Int64]) throws(SpoolError) {
+    public func remove(_ ids: [Int64]) throws(SQLiteFileError) {
         guard !ids.isEmpty else { return }
         let plan = durability.plan([], at: SystemClock.monotonicSeconds())
-        try transaction(synced: plan.synced) { () throws(SpoolError) in try delete(ids) }
+        try transaction(synced: plan.synced) { () throws(SQLiteFileError) in try delete(ids) }
         durability = plan.next
     }
 
     /// Inside a transaction: deletes acknowledged readings, and every hundred saves the low-water mark.
-    private func delete(_ ids: [Int64]) throws(SpoolError) {
+    private func delete(_ ids: [Int64]) throws(SQLiteFileError) {
         guard !ids.isEmpty else { return }
-        guard let delete else { throw SpoolError(path: path, operation: "delete", message: "closed") }
+        guard let delete else { throw SQLiteFileError(path: path, operation: "delete", message: "closed") }
         for id in ids {
             sqlite3_reset(delete)
             sqlite3_bind_int64(delete, 1, id)
@@ -246,7 +246,7 @@ public final class SQLiteSpool: @unchecked Sendable {
     }
 
     /// Readings waiting, oldest first, after `afterID`.
-    public func pending(after afterID: Int64 = 0, limit: Int = 500) throws(SpoolError) -> [Entry] {
+    public func pending(after afterID: Int64 = 0, limit: Int = 500) throws(SQLiteFileError) -> [Entry] {
         let statement = try prepare("SELECT id, topic, payload, qos, retain FROM spool WHERE id > ?1 ORDER BY id LIMIT ?2")
         defer { sqlite3_finalize(statement) }
         sqlite3_bind_int64(statement, 1, afterID)
@@ -263,7 +263,7 @@ public final class SQLiteSpool: @unchecked Sendable {
     public func depth() -> Int64 { (try? scalar("SELECT count(*) FROM spool")) ?? 0 }
 
     /// Readings waiting; an error when the file cannot be read (never "empty").
-    public func checkedDepth() throws(SpoolError) -> Int64 { try scalar("SELECT count(*) FROM spool") }
+    public func checkedDepth() throws(SQLiteFileError) -> Int64 { try scalar("SELECT count(*) FROM spool") }
 
     public func lastID() -> Int64 { (try? scalar("SELECT coalesce(max(id), 0) FROM spool")) ?? 0 }
 
@@ -279,7 +279,7 @@ public final class SQLiteSpool: @unchecked Sendable {
         }
     }
 
-    private func rows(_ table: String) throws(SpoolError) -> [String: Int] {
+    private func rows(_ table: String) throws(SQLiteFileError) -> [String: Int] {
         let statement = try prepare("SELECT topic, value FROM \(table) WHERE topic <> '\(Self.highestIDRow)'")
         defer { sqlite3_finalize(statement) }
         var result: [String: Int] = [:]
@@ -291,36 +291,36 @@ public final class SQLiteSpool: @unchecked Sendable {
 
     /// A `seq` given to a reading that is not spooled (retained state, QoS 0): its row raised, synced, when it
     /// reaches its bound (`SpoolDurability`).
-    public func save(sequence value: Int, for topic: String) throws(SpoolError) {
+    public func save(sequence value: Int, for topic: String) throws(SQLiteFileError) {
         guard topic != Self.highestIDRow else { return }
         let plan = durability.plan([(topic, value)], at: SystemClock.monotonicSeconds())
-        try transaction(synced: plan.synced) { () throws(SpoolError) in
+        try transaction(synced: plan.synced) { () throws(SQLiteFileError) in
             try writeSequence(value, for: topic)
             for row in plan.rows { try write(row.bound, for: row.topic, with: saveBound) }
         }
         durability = plan.next
     }
 
-    private func writeSequence(_ value: Int, for topic: String) throws(SpoolError) {
+    private func writeSequence(_ value: Int, for topic: String) throws(SQLiteFileError) {
         guard topic != Self.highestIDRow else { return }
         try write(value, for: topic, with: saveSequence)
     }
 
-    private func write(_ value: Int, for topic: String, with statement: OpaquePointer?) throws(SpoolError) {
-        guard let statement else { throw SpoolError(path: path, operation: "save sequence", message: "closed") }
+    private func write(_ value: Int, for topic: String, with statement: OpaquePointer?) throws(SQLiteFileError) {
+        guard let statement else { throw SQLiteFileError(path: path, operation: "save sequence", message: "closed") }
         sqlite3_reset(statement)
         bindText(statement, 1, topic)
         sqlite3_bind_int64(statement, 2, Int64(value))
         guard sqlite3_step(statement) == SQLITE_DONE else { throw error("save sequence") }
     }
 
-    private func saveHighestID(_ id: Int64) throws(SpoolError) {
+    private func saveHighestID(_ id: Int64) throws(SQLiteFileError) {
         try write(Int(id), for: Self.highestIDRow, with: saveSequence)
     }
 
     /// Inside a transaction: one reading, under the id given.
-    private func insert(_ id: Int64, _ topic: String, _ payload: String, qos: Int, retain: Bool, operation: String) throws(SpoolError) {
-        guard let insert else { throw SpoolError(path: path, operation: operation, message: "closed") }
+    private func insert(_ id: Int64, _ topic: String, _ payload: String, qos: Int, retain: Bool, operation: String) throws(SQLiteFileError) {
+        guard let insert else { throw SQLiteFileError(path: path, operation: operation, message: "closed") }
         sqlite3_reset(insert)
         sqlite3_bind_int64(insert, 1, id)
         bindText(insert, 2, topic)
@@ -332,7 +332,7 @@ public final class SQLiteSpool: @unchecked Sendable {
 
     // MARK: size limit: drop oldest, count it
 
-    private func enforceLimit() throws(SpoolError) {
+    private func enforceLimit() throws(SQLiteFileError) {
         let pageSize = (try? scalar("PRAGMA page_size")) ?? 4096
         let pages = (try? scalar("PRAGMA page_count")) ?? 0
         let free = (try? scalar("PRAGMA freelist_count")) ?? 0
@@ -352,11 +352,11 @@ public final class SQLiteSpool: @unchecked Sendable {
 
     /// One transaction, all or none; `synced`: its commit reaches the disk before it returns (SQLite takes the
     /// setting only outside a transaction).
-    private func transaction(synced: Bool, _ body: () throws(SpoolError) -> Void) throws(SpoolError) {
+    private func transaction(synced: Bool, _ body: () throws(SQLiteFileError) -> Void) throws(SQLiteFileError) {
         if synced { try execute("PRAGMA synchronous=FULL") }
         defer { if synced { _ = sqlite3_exec(db, "PRAGMA synchronous=NORMAL", nil, nil, nil) } }
         try step(begin, "begin")
-        do throws(SpoolError) {
+        do throws(SQLiteFileError) {
             try body()
             try step(commit, "commit")
         } catch {
@@ -365,8 +365,8 @@ public final class SQLiteSpool: @unchecked Sendable {
         }
     }
 
-    private func step(_ statement: OpaquePointer?, _ operation: String) throws(SpoolError) {
-        guard let statement else { throw SpoolError(path: path, operation: operation, message: "closed") }
+    private func step(_ statement: OpaquePointer?, _ operation: String) throws(SQLiteFileError) {
+        guard let statement else { throw SQLiteFileError(path: path, operation: operation, message: "closed") }
         defer { sqlite3_reset(statement) }
         guard sqlite3_step(statement) == SQLITE_DONE else { throw error(operation) }
     }
@@ -374,10 +374,10 @@ public final class SQLiteSpool: @unchecked Sendable {
     /// What the spool's page cache holds now, in bytes: bounded however large the file grows.
     public var pageCacheBytes: Int { SQLiteCalls.pageCacheBytes(db) }
 
-    private func execute(_ sql: String) throws(SpoolError) { try SQLiteCalls.execute(db, sql, path: path) }
-    private func prepare(_ sql: String) throws(SpoolError) -> OpaquePointer { try SQLiteCalls.prepare(db, sql, path: path) }
-    private func scalar(_ sql: String) throws(SpoolError) -> Int64 { try SQLiteCalls.scalar(db, sql, path: path) }
-    private func error(_ operation: String) -> SpoolError { SQLiteCalls.error(db, operation, path: path) }
+    private func execute(_ sql: String) throws(SQLiteFileError) { try SQLiteCalls.execute(db, sql, path: path) }
+    private func prepare(_ sql: String) throws(SQLiteFileError) -> OpaquePointer { try SQLiteCalls.prepare(db, sql, path: path) }
+    private func scalar(_ sql: String) throws(SQLiteFileError) -> Int64 { try SQLiteCalls.scalar(db, sql, path: path) }
+    private func error(_ operation: String) -> SQLiteFileError { SQLiteCalls.error(db, operation, path: path) }
     private func bindText(_ statement: OpaquePointer, _ index: Int32, _ text: String) { SQLiteCalls.bindText(statement, index, text) }
     private func columnText(_ statement: OpaquePointer, _ column: Int32) -> String { SQLiteCalls.text(statement, column) }
 }

@@ -185,23 +185,23 @@ final class RecordingStore: ReadingStore, @unchecked Sendable {
     private let spool: SQLiteSpool
     init(_ spool: SQLiteSpool) { self.spool = spool }
 
-    func append(_ readings: [NewReading]) throws(SpoolError) -> [Int64] { try spool.append(readings) }
-    func append(_ readings: [NewReading], removing acknowledged: [Int64]) throws(SpoolError) -> [Int64] {
+    func append(_ readings: [NewReading]) throws(SQLiteFileError) -> [Int64] { try spool.append(readings) }
+    func append(_ readings: [NewReading], removing acknowledged: [Int64]) throws(SQLiteFileError) -> [Int64] {
         if !acknowledged.isEmpty { calls.withLock { $0.removedAlong.append(acknowledged) } }
         return try spool.append(readings, removing: acknowledged)
     }
-    func remove(_ ids: [Int64]) throws(SpoolError) {
+    func remove(_ ids: [Int64]) throws(SQLiteFileError) {
         if !ids.isEmpty { calls.withLock { $0.removes.append(ids) } }
         try spool.remove(ids)
         let rows = try spool.checkedDepth()
         if !ids.isEmpty { calls.withLock { $0.rowsAfterRemove.append(rows) } }
     }
-    func pending(after afterID: Int64, limit: Int) throws(SpoolError) -> [SQLiteSpool.Entry] { try spool.pending(after: afterID, limit: limit) }
+    func pending(after afterID: Int64, limit: Int) throws(SQLiteFileError) -> [SQLiteSpool.Entry] { try spool.pending(after: afterID, limit: limit) }
     func depth() -> Int64 { spool.depth() }
     func lastID() -> Int64 { spool.lastID() }
     var dropped: Int64 { spool.dropped }
     func sequences() -> [String: Int] { spool.sequences() }
-    func save(sequence value: Int, for topic: String) throws(SpoolError) { try spool.save(sequence: value, for: topic) }
+    func save(sequence value: Int, for topic: String) throws(SQLiteFileError) { try spool.save(sequence: value, for: topic) }
     var mode: String { spool.mode }
     var recoveries: Int { spool.recoveries }
 }

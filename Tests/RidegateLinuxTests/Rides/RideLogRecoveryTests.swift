@@ -54,7 +54,7 @@ import Testing
         // Four 1 KiB pages in the middle of the points.
         try overwrite(file, at: size(file) / 2, count: 4 * 1024)
         let reader = try SQLiteRideStore(path: file, readOnly: true)
-        #expect(throws: SpoolError.self) {
+        #expect(throws: SQLiteFileError.self) {
             for ride in try reader.rides() { _ = try reader.points(ride: ride.id) }
         }
         let log = RideLogFile(path: file, newRideAfter: 1800, context: .init())

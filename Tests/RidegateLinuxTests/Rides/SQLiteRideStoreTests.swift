@@ -64,7 +64,7 @@ import Testing
         #expect(sqlite3_open(file, &db) == SQLITE_OK)
         #expect(sqlite3_exec(db, "CREATE TRIGGER refuse BEFORE INSERT ON uploads BEGIN SELECT RAISE(ABORT, 'no room'); END", nil, nil, nil) == SQLITE_OK)
         // The bike stands past the minute: the ride ends with this batch, which fails as a whole.
-        #expect(throws: SpoolError.self) { try store.record([standing(90, distance: 95)]) }
+        #expect(throws: SQLiteFileError.self) { try store.record([standing(90, distance: 95)]) }
         #expect(try store.rides().map(\.closed) == [false] && store.takeFinished().isEmpty)
         #expect(sqlite3_exec(db, "DROP TRIGGER refuse", nil, nil, nil) == SQLITE_OK)
         sqlite3_close(db)

@@ -125,6 +125,6 @@ import Testing
 
     @Test("An unusable path is a clear error, not a crash")
     func badPath() {
-        #expect(throws: SpoolError.self) { try SQLiteSpool(path: "/nonexistent-dir/spool.sqlite") }
+        #expect(throws: SQLiteFileError.self) { try SQLiteSpool(path: "/nonexistent-dir/spool.sqlite") }
     }
 }

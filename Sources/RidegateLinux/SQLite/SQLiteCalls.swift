@@ -2,7 +2,7 @@ import CSQLite
 import Glibc
 import CSQLiteShim
 
-/// The SQLite C calls the spool and the ride log share, with their failures as `SpoolError` (the message
+/// The SQLite C calls the spool and the ride log share, with their failures as `SQLiteFileError` (the message
 /// SQLite gave, and its result code so a damaged file or a full disk can be told apart).
 enum SQLiteCalls {
     /// Each connection's page cache, in KiB. SQLite's default (2000 KiB) fills as a file grows past it: a
@@ -13,14 +13,14 @@ enum SQLiteCalls {
 
     /// Opens a connection, after the process's SQLite settings. Every connection here is used by one thread
     /// at a time: no per-connection mutex.
-    static func open(_ path: String, flags: Int32) throws(SpoolError) -> OpaquePointer {
+    static func open(_ path: String, flags: Int32) throws(SQLiteFileError) -> OpaquePointer {
         _ = processSettings
         var handle: OpaquePointer?
         guard sqlite3_open_v2(path, &handle, flags | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             let code = handle.map { sqlite3_errcode($0) } ?? SQLITE_NOMEM
             sqlite3_close(handle)
-            throw SpoolError(path: path, operation: "open", message: message, code: code)
+            throw SQLiteFileError(path: path, operation: "open", message: message, code: code)
         }
         return handle
     }
@@ -30,12 +30,12 @@ enum SQLiteCalls {
     /// immutable, which it is there (nothing can be writing it).
     /// Writes still in the WAL (left by a power cut) are not in the file, and an immutable read would not see them:
     /// refused, with what to do, rather than a shorter ride or "no such table".
-    static func openReadOnly(_ path: String) throws(SpoolError) -> OpaquePointer {
+    static func openReadOnly(_ path: String) throws(SQLiteFileError) -> OpaquePointer {
         let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
         guard access(directory.isEmpty ? "/" : directory, W_OK) != 0 else { return try open(path, flags: SQLITE_OPEN_READONLY) }
         var wal = stat()
         if stat(path + "-wal", &wal) == 0, wal.st_size > 0 {
-            throw SpoolError(path: path, operation: "open", message: "its last writes are still in \(path)-wal, which this read-only folder "
+            throw SQLiteFileError(path: path, operation: "open", message: "its last writes are still in \(path)-wal, which this read-only folder "
                              + "cannot merge into it: copy the folder somewhere writable (cp -a) and read the copy", code: SQLITE_READONLY)
         }
         // A URI: the three characters that would end the path are escaped.
@@ -63,7 +63,7 @@ enum SQLiteCalls {
     /// `synced`: every commit reaches the disk before it returns (`synchronous=FULL`: the WAL is fsynced), for
     /// the ride log's 5 s batches; otherwise a commit is durable against a crash but a power cut can roll it back
     /// (`NORMAL`), and the spool syncs on its own cadence (`SpoolDurability`). docs/performance.md has the costs.
-    static func configureWritable(_ db: OpaquePointer?, path: String, exclusive: Bool = false, synced: Bool = false) throws(SpoolError) {
+    static func configureWritable(_ db: OpaquePointer?, path: String, exclusive: Bool = false, synced: Bool = false) throws(SQLiteFileError) {
         // Before journal_mode: the locking mode in force when WAL is first entered decides whether -shm is used.
         if exclusive { try execute(db, "PRAGMA locking_mode = EXCLUSIVE;", path: path) }
         try execute(db, "PRAGMA page_size = 1024; PRAGMA journal_mode=WAL; PRAGMA synchronous=\(synced ? "FULL" : "NORMAL"); "
@@ -83,7 +83,7 @@ enum SQLiteCalls {
 
     /// `PRAGMA quick_check`: the whole file's pages and rows read once; anything but "ok" is damage
     /// (SQLITE_CORRUPT), found now rather than as rows silently missing later.
-    static func quickCheck(_ db: OpaquePointer?, path: String) throws(SpoolError) {
+    static func quickCheck(_ db: OpaquePointer?, path: String) throws(SQLiteFileError) {
         let statement = try prepare(db, "PRAGMA quick_check(3)", path: path)
         defer { sqlite3_finalize(statement) }
         var problems: [String] = []
@@ -95,7 +95,7 @@ enum SQLiteCalls {
         // A step that fails says why (busy is not damage; not a database is).
         guard result == SQLITE_DONE else { throw error(db, "check the file's integrity", path: path) }
         guard problems == ["ok"] else {
-            throw SpoolError(path: path, operation: "check the file's integrity",
+            throw SQLiteFileError(path: path, operation: "check the file's integrity",
                              message: problems.isEmpty ? "no answer" : problems.joined(separator: "; "), code: SQLITE_CORRUPT)
         }
     }
@@ -108,23 +108,23 @@ enum SQLiteCalls {
         return Int(current)
     }
 
-    static func execute(_ db: OpaquePointer?, _ sql: String, path: String) throws(SpoolError) {
+    static func execute(_ db: OpaquePointer?, _ sql: String, path: String) throws(SQLiteFileError) {
         var message: UnsafeMutablePointer<CChar>?
         guard sqlite3_exec(db, sql, nil, nil, &message) == SQLITE_OK else {
             let text = message.map { String(cString: $0) } ?? "error"
             sqlite3_free(message)
-            throw SpoolError(path: path, operation: "execute", message: text, code: db.map { sqlite3_errcode($0) } ?? SQLITE_MISUSE)
+            throw SQLiteFileError(path: path, operation: "execute", message: text, code: db.map { sqlite3_errcode($0) } ?? SQLITE_MISUSE)
         }
     }
 
-    static func prepare(_ db: OpaquePointer?, _ sql: String, path: String) throws(SpoolError) -> OpaquePointer {
+    static func prepare(_ db: OpaquePointer?, _ sql: String, path: String) throws(SQLiteFileError) -> OpaquePointer {
         var statement: OpaquePointer?
         guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else { throw error(db, "prepare", path: path) }
         return statement
     }
 
     /// The first column of the first row (0 when there is none).
-    static func scalar(_ db: OpaquePointer?, _ sql: String, path: String) throws(SpoolError) -> Int64 {
+    static func scalar(_ db: OpaquePointer?, _ sql: String, path: String) throws(SQLiteFileError) -> Int64 {
         let statement = try prepare(db, sql, path: path)
         defer { sqlite3_finalize(statement) }
         guard sqlite3_step(statement) == SQLITE_ROW else { return 0 }
@@ -142,8 +142,8 @@ enum SQLiteCalls {
         return String(cString: text)
     }
 
-    static func error(_ db: OpaquePointer?, _ operation: String, path: String) -> SpoolError {
-        SpoolError(path: path, operation: operation, message: db.map { String(cString: sqlite3_errmsg($0)) } ?? "closed",
+    static func error(_ db: OpaquePointer?, _ operation: String, path: String) -> SQLiteFileError {
+        SQLiteFileError(path: path, operation: operation, message: db.map { String(cString: sqlite3_errmsg($0)) } ?? "closed",
                    code: db.map { sqlite3_errcode($0) } ?? SQLITE_MISUSE)
     }
 }

@@ -1,7 +1,7 @@
 import CSQLite
 
 /// What went wrong with one of ridegate's SQLite files (the spool or the ride log): one error type for both.
-public struct SpoolError: Error, Sendable, CustomStringConvertible {
+public struct SQLiteFileError: Error, Sendable, CustomStringConvertible {
     public var path: String
     public var operation: String
     public var message: String

@@ -8,15 +8,15 @@ enum SQLiteSchema {
     /// `current` is the layout the steps end at, made in one go for a new file: the steps' ALTER TABLEs make
     /// SQLite re-read the whole schema, which on a new spool took 0.5 MB of heap for a moment, and the
     /// daemon keeps such pages for as long as it runs. (SchemaMigrationTests holds the two layouts equal.)
-    static func migrate(_ db: OpaquePointer?, path: String, steps: [String], current: String) throws(SpoolError) -> (from: Int, to: Int) {
+    static func migrate(_ db: OpaquePointer?, path: String, steps: [String], current: String) throws(SQLiteFileError) -> (from: Int, to: Int) {
         let version = Int(try SQLiteCalls.scalar(db, "PRAGMA user_version", path: path))
         guard version <= steps.count else {
-            throw SpoolError(path: path, operation: "open",
+            throw SQLiteFileError(path: path, operation: "open",
                              message: "written by a newer ridegate (schema \(version), this one knows up to \(steps.count)); upgrade ridegate or move the file aside")
         }
         guard version < steps.count else { return (version, version) }
         try SQLiteCalls.execute(db, "BEGIN IMMEDIATE", path: path)
-        do throws(SpoolError) {
+        do throws(SQLiteFileError) {
             // Read again under the write lock: another connection (the uploader's, beside the ride log's) may have
             // migrated the file meanwhile.
             let version = Int(try SQLiteCalls.scalar(db, "PRAGMA user_version", path: path))
