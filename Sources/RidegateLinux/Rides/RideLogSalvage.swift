@@ -40,8 +40,8 @@ public struct RideLogSalvage: Sendable, Equatable {
             }
             // What each ride's row said it had, against what was saved.
             let statement = try store.prepare("SELECT id, points FROM rides")
-            while sqlite3_step(statement) == SQLITE_ROW { counted[sqlite3_column_int64(statement, 0)] = Int(sqlite3_column_int64(statement, 1)) }
-            sqlite3_finalize(statement)
+            defer { statement.finalize() }
+            while try statement.nextRow("count the saved rides' points") { counted[statement.int64(0)] = Int(statement.int64(1)) }
             salvage.damagedRides = try store.rebuildRides()
             for (ride, count) in counted {
                 let saved = Int(try store.scalar("SELECT count(*) FROM points WHERE ride = \(ride)"))
@@ -63,13 +63,13 @@ public struct RideLogSalvage: Sendable, Equatable {
         guard !names.isEmpty else { return 0 }
         let list = names.joined(separator: ", ")
         let insert = try store.prepare("INSERT OR IGNORE INTO \(table) (\(list)) VALUES (\(names.indices.map { "?\($0 + 1)" }.joined(separator: ", ")))")
-        defer { sqlite3_finalize(insert) }
+        defer { insert.finalize() }
         var copied = 0
         DamagedTableScan.scan(source, "SELECT rowid, \(list) FROM \(table) WHERE rowid > ?1 ORDER BY rowid", after: Int64.min,
                               restarts: maximumRestarts) { select, _ in
-            sqlite3_reset(insert)
-            for index in names.indices { sqlite3_bind_value(insert, Int32(index + 1), sqlite3_column_value(select, Int32(index + 1))) }
-            if sqlite3_step(insert) == SQLITE_DONE { copied += 1 }
+            insert.reset()
+            for index in names.indices { insert.bind(Int32(index + 1), copyOf: sqlite3_column_value(select, Int32(index + 1))) }
+            if insert.runIfPossible() { copied += 1 }
             return true
         }
         return copied

@@ -136,15 +136,11 @@ public final class SQLiteRideStore: @unchecked Sendable {
 
     private func lastRide() throws(SQLiteFileError) -> LastRide? {
         let statement = try prepare("SELECT id, start, end, coalesce(moved, end), points, distance FROM rides WHERE closed = 0 ORDER BY end DESC LIMIT 1")
-        defer { sqlite3_finalize(statement) }
-        let step = sqlite3_step(statement)
-        guard step == SQLITE_ROW else {
-            guard step == SQLITE_DONE else { throw error("read the last ride") }
-            return nil
-        }
-        return LastRide(id: sqlite3_column_int64(statement, 0), start: sqlite3_column_double(statement, 1), end: sqlite3_column_double(statement, 2),
-                        moved: sqlite3_column_double(statement, 3), points: Int(sqlite3_column_int64(statement, 4)),
-                        distance: sqlite3_column_double(statement, 5))
+        defer { statement.finalize() }
+        guard try statement.nextRow("read the last ride") else { return nil }
+        return LastRide(id: statement.int64(0), start: statement.double(1), end: statement.double(2),
+                        moved: statement.double(3), points: Int(statement.int64(4)),
+                        distance: statement.double(5))
     }
 
     /// Rides without a name (from schema 1, or rebuilt by a salvage) are named from their first point with a
@@ -155,41 +151,31 @@ public final class SQLiteRideStore: @unchecked Sendable {
                 AND p.time = (SELECT min(time) FROM points WHERE ride = r.id AND lat IS NOT NULL AND lon IS NOT NULL)
             WHERE r.name IS NULL
             """)
-        defer { sqlite3_finalize(statement) }
+        defer { statement.finalize() }
         var names: [(Int64, String)] = []
-        while try step(statement, "read the unnamed rides") {
-            let start = Timestamp(secondsSince1970: sqlite3_column_double(statement, 1))
-            let placed = sqlite3_column_type(statement, 2) != SQLITE_NULL && sqlite3_column_type(statement, 3) != SQLITE_NULL
-            names.append((sqlite3_column_int64(statement, 0), placed
-                ? RideName.make(start: start, latitude: sqlite3_column_double(statement, 2), longitude: sqlite3_column_double(statement, 3),
+        while try statement.nextRow("read the unnamed rides") {
+            let start = Timestamp(secondsSince1970: statement.double(1))
+            let placed = !statement.isNull(2) && !statement.isNull(3)
+            names.append((statement.int64(0), placed
+                ? RideName.make(start: start, latitude: statement.double(2), longitude: statement.double(3),
                                 hiding: context.privacyZones)
                 : RideName.make(start: start)))
         }
         let update = try prepare("UPDATE rides SET name = ?1 WHERE id = ?2")
-        defer { sqlite3_finalize(update) }
+        defer { update.finalize() }
         for (id, name) in names {
-            sqlite3_reset(update)
-            SQLiteCalls.bindText(update, 1, name)
-            sqlite3_bind_int64(update, 2, id)
-            guard sqlite3_step(update) == SQLITE_DONE else { throw error("name a ride") }
+            update.reset()
+            update.bind(1, name)
+            update.bind(2, id)
+            try update.run("name a ride")
         }
     }
 
-    // MARK: C API helpers (shared with the other SQLite file: SQLiteCalls)
-
-    private func bind(_ statement: OpaquePointer, _ index: Int32, _ value: Double?) {
-        if let value, value.isFinite { sqlite3_bind_double(statement, index, value) } else { sqlite3_bind_null(statement, index) }
-    }
-
-    private func bind(_ statement: OpaquePointer, _ index: Int32, _ value: String?) {
-        if let value { SQLiteCalls.bindText(statement, index, value) } else { sqlite3_bind_null(statement, index) }
-    }
+    // MARK: the file (its statements: SQLiteStatement; what both SQLite files share: SQLiteCalls)
 
     func execute(_ sql: String) throws(SQLiteFileError) { try SQLiteCalls.execute(db, sql, path: path) }
-    func prepare(_ sql: String) throws(SQLiteFileError) -> OpaquePointer { try SQLiteCalls.prepare(db, sql, path: path) }
+    func prepare(_ sql: String) throws(SQLiteFileError) -> SQLiteStatement { try SQLiteStatement(db, sql, path: path) }
     func scalar(_ sql: String) throws(SQLiteFileError) -> Int64 { try SQLiteCalls.scalar(db, sql, path: path) }
-    private func error(_ operation: String) -> SQLiteFileError { SQLiteCalls.error(db, operation, path: path) }
-    private func text(_ statement: OpaquePointer, _ column: Int32) -> String { SQLiteCalls.text(statement, column) }
 }
 
 extension SQLiteRideStore {
@@ -198,8 +184,8 @@ extension SQLiteRideStore {
     struct BatchWriter {
         private let store: SQLiteRideStore
         private var current: LastRide?
-        private let insert: OpaquePointer
-        private let rideRow: OpaquePointer
+        private let insert: SQLiteStatement
+        private let rideRow: SQLiteStatement
         private var rowPoints = 0
         private var rowMovingSeconds = 0.0
 
@@ -213,14 +199,14 @@ extension SQLiteRideStore {
             do {
                 rideRow = try store.prepare("UPDATE rides SET end = ?1, moved = ?2, points = points + ?3, distance = ?4, moving = moving + ?5 WHERE id = ?6")
             } catch {
-                sqlite3_finalize(insert)
+                insert.finalize()
                 throw error
             }
         }
 
         func finalize() {
-            sqlite3_finalize(insert)
-            sqlite3_finalize(rideRow)
+            insert.finalize()
+            rideRow.finalize()
         }
 
         /// Stores a point in its ride; returns the ride it closed first, if it starts a new one.
@@ -267,19 +253,19 @@ extension SQLiteRideStore {
         }
 
         private func insertPoint(_ point: RidePoint, ride: Int64, distance: Double) throws(SQLiteFileError) {
-            sqlite3_reset(insert)
-            sqlite3_bind_int64(insert, 1, ride)
-            sqlite3_bind_double(insert, 2, point.time.secondsSince1970)
-            store.bind(insert, 3, point.position?.latitude)
-            store.bind(insert, 4, point.position?.longitude)
-            store.bind(insert, 5, point.altitude)
-            store.bind(insert, 6, point.speed)
-            sqlite3_bind_double(insert, 7, distance)
-            store.bind(insert, 8, point.heartRate.map(Double.init))
-            store.bind(insert, 9, point.cadence)
-            store.bind(insert, 10, point.power.map(Double.init))
-            sqlite3_bind_int(insert, 11, point.moving ? 1 : 0)
-            guard sqlite3_step(insert) == SQLITE_DONE else { throw store.error("insert point") }
+            insert.reset()
+            insert.bind(1, ride)
+            insert.bind(2, point.time.secondsSince1970)
+            insert.bind(3, orNull: point.position?.latitude)
+            insert.bind(4, orNull: point.position?.longitude)
+            insert.bind(5, orNull: point.altitude)
+            insert.bind(6, orNull: point.speed)
+            insert.bind(7, distance)
+            insert.bind(8, orNull: point.heartRate.map(Double.init))
+            insert.bind(9, orNull: point.cadence)
+            insert.bind(10, orNull: point.power.map(Double.init))
+            insert.bind(11, point.moving)
+            try insert.run("insert point")
         }
 
         private mutating func create(_ point: RidePoint) throws(SQLiteFileError) {
@@ -289,13 +275,12 @@ extension SQLiteRideStore {
             }
                 ?? RideName.make(start: point.time)
             let create = try store.prepare("INSERT INTO rides (start, end, moved, distance, name, ftp, power_zones) VALUES (?1, ?1, ?1, 0, ?2, ?3, ?4)")
-            sqlite3_bind_double(create, 1, t)
-            SQLiteCalls.bindText(create, 2, name)
-            store.bind(create, 3, store.context.ftp.map(Double.init))
-            store.bind(create, 4, store.context.powerZones.map { $0.lowerBounds.map(String.init).joined(separator: ",") })
-            let created = sqlite3_step(create)
-            sqlite3_finalize(create)
-            guard created == SQLITE_DONE else { throw store.error("create a ride") }
+            create.bind(1, t)
+            create.bind(2, name)
+            create.bind(3, orNull: store.context.ftp.map(Double.init))
+            create.bind(4, orNull: store.context.powerZones.map { $0.lowerBounds.map(String.init).joined(separator: ",") })
+            defer { create.finalize() }
+            try create.run("create a ride")
             current = LastRide(id: sqlite3_last_insert_rowid(store.db), start: t, end: t, moved: t, points: 0, distance: 0)
             store.unplacedRide = point.position == nil ? current?.id : nil
             try writeDevices()
@@ -320,11 +305,11 @@ extension SQLiteRideStore {
         mutating func lap(_ mark: LapMark) throws(SQLiteFileError) {
             guard let ride = current, mark.time.secondsSince1970 >= ride.start else { return }
             let statement = try store.prepare("INSERT INTO laps (ride, time, trigger) VALUES (?1, ?2, ?3)")
-            defer { sqlite3_finalize(statement) }
-            sqlite3_bind_int64(statement, 1, ride.id)
-            sqlite3_bind_double(statement, 2, mark.time.secondsSince1970)
-            SQLiteCalls.bindText(statement, 3, mark.trigger.rawValue)
-            guard sqlite3_step(statement) == SQLITE_DONE else { throw store.error("store a lap") }
+            defer { statement.finalize() }
+            statement.bind(1, ride.id)
+            statement.bind(2, mark.time.secondsSince1970)
+            statement.bind(3, mark.trigger.rawValue)
+            try statement.run("store a lap")
         }
 
         /// The sensors seen in this run, on the current ride: written when they are new to it or changed.
@@ -340,14 +325,14 @@ extension SQLiteRideStore {
         /// The current ride's row, with what the batch added to it.
         private mutating func writeRow() throws(SQLiteFileError) {
             guard let ride = current, rowPoints > 0 else { return }
-            sqlite3_reset(rideRow)
-            sqlite3_bind_double(rideRow, 1, ride.end)
-            sqlite3_bind_double(rideRow, 2, ride.moved)
-            sqlite3_bind_int64(rideRow, 3, Int64(rowPoints))
-            sqlite3_bind_double(rideRow, 4, ride.distance)
-            sqlite3_bind_double(rideRow, 5, rowMovingSeconds)
-            sqlite3_bind_int64(rideRow, 6, ride.id)
-            guard sqlite3_step(rideRow) == SQLITE_DONE else { throw store.error("update ride") }
+            rideRow.reset()
+            rideRow.bind(1, ride.end)
+            rideRow.bind(2, ride.moved)
+            rideRow.bind(3, Int64(rowPoints))
+            rideRow.bind(4, ride.distance)
+            rideRow.bind(5, rowMovingSeconds)
+            rideRow.bind(6, ride.id)
+            try rideRow.run("update ride")
             rowPoints = 0
             rowMovingSeconds = 0
         }
@@ -380,17 +365,17 @@ extension SQLiteRideStore {
             SELECT id, start, end, points, distance, moving, exported, name, closed, totals,
                    (SELECT count(*) FROM laps WHERE laps.ride = rides.id) FROM rides \(condition) ORDER BY start
             """)
-        defer { sqlite3_finalize(statement) }
+        defer { statement.finalize() }
         var result: [Ride] = []
-        while try step(statement, "read the rides") {
-            let exported = text(statement, 6).split(separator: ",").map(String.init)
-            let totals = sqlite3_column_type(statement, 9) == SQLITE_NULL ? nil : RideStatistics(stored: text(statement, 9))
-            result.append(Ride(id: sqlite3_column_int64(statement, 0), name: text(statement, 7),
-                               start: Timestamp(secondsSince1970: sqlite3_column_double(statement, 1)),
-                               end: Timestamp(secondsSince1970: sqlite3_column_double(statement, 2)), points: Int(sqlite3_column_int64(statement, 3)),
-                               distanceMeters: sqlite3_column_double(statement, 4), movingSeconds: sqlite3_column_double(statement, 5),
-                               exported: exported, closed: sqlite3_column_int(statement, 8) != 0, statistics: totals,
-                               laps: Int(sqlite3_column_int64(statement, 10)) + 1))
+        while try statement.nextRow("read the rides") {
+            let exported = statement.text(6).split(separator: ",").map(String.init)
+            let totals = statement.isNull(9) ? nil : RideStatistics(stored: statement.text(9))
+            result.append(Ride(id: statement.int64(0), name: statement.text(7),
+                               start: Timestamp(secondsSince1970: statement.double(1)),
+                               end: Timestamp(secondsSince1970: statement.double(2)), points: Int(statement.int64(3)),
+                               distanceMeters: statement.double(4), movingSeconds: statement.double(5),
+                               exported: exported, closed: statement.int64(8) != 0, statistics: totals,
+                               laps: Int(statement.int64(10)) + 1))
         }
         for index in result.indices where result[index].statistics == nil {
             result[index].statistics = try summary(ride: result[index].id)?.statistics
@@ -401,15 +386,13 @@ extension SQLiteRideStore {
     /// The ride's points in time order, one at a time: a long ride is never whole in memory.
     public func forEachPoint(ride: Int64, _ body: (RidePoint) throws(SQLiteFileError) -> Void) throws(SQLiteFileError) {
         let statement = try prepare("SELECT time, lat, lon, alt, speed, distance, hr, cadence, power, moving FROM points WHERE ride = ?1 ORDER BY time")
-        defer { sqlite3_finalize(statement) }
-        sqlite3_bind_int64(statement, 1, ride)
-        while try step(statement, "read the ride's points") {
-            func optional(_ column: Int32) -> Double? {
-                sqlite3_column_type(statement, column) == SQLITE_NULL ? nil : sqlite3_column_double(statement, column)
-            }
-            try body(RidePoint(time: Timestamp(secondsSince1970: sqlite3_column_double(statement, 0)),
+        defer { statement.finalize() }
+        statement.bind(1, ride)
+        while try statement.nextRow("read the ride's points") {
+            func optional(_ column: Int32) -> Double? { statement.optionalDouble(column) }
+            try body(RidePoint(time: Timestamp(secondsSince1970: statement.double(0)),
                                latitude: optional(1), longitude: optional(2), altitude: optional(3), speed: optional(4),
-                               distance: sqlite3_column_double(statement, 5), moving: sqlite3_column_int(statement, 9) != 0,
+                               distance: statement.double(5), moving: statement.int64(9) != 0,
                                heartRate: optional(6).flatMap { Int(rounding: $0, within: 0...0xFFFF) }, cadence: optional(7),
                                power: optional(8).flatMap { Int(rounding: $0, within: -0x8000...0xFFFF) }))
         }
@@ -423,28 +406,28 @@ extension SQLiteRideStore {
 
     public func laps(ride: Int64) throws(SQLiteFileError) -> [LapMark] {
         let statement = try prepare("SELECT time, trigger FROM laps WHERE ride = ?1 ORDER BY time")
-        defer { sqlite3_finalize(statement) }
-        sqlite3_bind_int64(statement, 1, ride)
+        defer { statement.finalize() }
+        statement.bind(1, ride)
         var marks: [LapMark] = []
-        while try step(statement, "read the ride's laps") {
-            marks.append(LapMark(time: Timestamp(secondsSince1970: sqlite3_column_double(statement, 0)),
-                                 trigger: LapMark.Trigger(rawValue: text(statement, 1)) ?? .manual))
+        while try statement.nextRow("read the ride's laps") {
+            marks.append(LapMark(time: Timestamp(secondsSince1970: statement.double(0)),
+                                 trigger: LapMark.Trigger(rawValue: statement.text(1)) ?? .manual))
         }
         return marks
     }
 
     public func devices(ride: Int64) throws(SQLiteFileError) -> [RideDevice] {
         let statement = try prepare("SELECT sensor, kind, measures, name, manufacturer, model, serial, battery FROM devices WHERE ride = ?1 ORDER BY sensor")
-        defer { sqlite3_finalize(statement) }
-        sqlite3_bind_int64(statement, 1, ride)
+        defer { statement.finalize() }
+        statement.bind(1, ride)
         var devices: [RideDevice] = []
-        while try step(statement, "read the ride's sensors") {
-            func optionalText(_ column: Int32) -> String? { sqlite3_column_type(statement, column) == SQLITE_NULL ? nil : text(statement, column) }
-            guard let kind = SensorProfile.named(text(statement, 1)) else { continue }
-            devices.append(RideDevice(sensorID: text(statement, 0), kind: kind,
-                                      measures: Set(text(statement, 2).split(separator: ",").compactMap { SensorMeasure(rawValue: String($0)) }),
+        while try statement.nextRow("read the ride's sensors") {
+            func optionalText(_ column: Int32) -> String? { statement.optionalText(column) }
+            guard let kind = SensorProfile.named(statement.text(1)) else { continue }
+            devices.append(RideDevice(sensorID: statement.text(0), kind: kind,
+                                      measures: Set(statement.text(2).split(separator: ",").compactMap { SensorMeasure(rawValue: String($0)) }),
                                       name: optionalText(3), manufacturer: optionalText(4), model: optionalText(5), serialNumber: optionalText(6),
-                                      batteryPercent: sqlite3_column_type(statement, 7) == SQLITE_NULL ? nil : Int(sqlite3_column_int(statement, 7))))
+                                      batteryPercent: statement.isNull(7) ? nil : Int(statement.int64(7))))
         }
         return devices
     }
@@ -460,25 +443,15 @@ extension SQLiteRideStore {
     /// ride recorded before they were kept, or without an FTP, is counted in this store's).
     public func context(ride: Int64) throws(SQLiteFileError) -> RideStatistics.Context {
         let statement = try prepare("SELECT ftp, power_zones FROM rides WHERE id = ?1 AND power_zones IS NOT NULL")
-        defer { sqlite3_finalize(statement) }
-        sqlite3_bind_int64(statement, 1, ride)
+        defer { statement.finalize() }
+        statement.bind(1, ride)
         var ridden = context
-        guard try step(statement, "read the ride's zones") else { return ridden }
-        let zones = ZoneBoundaries(lowerBounds: text(statement, 1).split(separator: ",").compactMap { Int($0) })
+        guard try statement.nextRow("read the ride's zones") else { return ridden }
+        let zones = ZoneBoundaries(lowerBounds: statement.text(1).split(separator: ",").compactMap { Int($0) })
         guard zones.isValid, zones.lowerBounds.allSatisfy({ (0...0xFFFE).contains($0) }) else { return ridden }
         ridden.powerZones = zones
-        ridden.ftp = sqlite3_column_type(statement, 0) == SQLITE_NULL ? nil : Int(sqlite3_column_int64(statement, 0))
+        ridden.ftp = statement.isNull(0) ? nil : Int(statement.int64(0))
         return ridden
-    }
-
-    /// One step of a query: true for a row, false at its end, an error for anything else (SQLITE_CORRUPT is not
-    /// "no more rows").
-    private func step(_ statement: OpaquePointer, _ operation: String) throws(SQLiteFileError) -> Bool {
-        switch sqlite3_step(statement) {
-        case SQLITE_ROW: return true
-        case SQLITE_DONE: return false
-        default: throw error(operation)
-        }
     }
 }
 
@@ -503,22 +476,22 @@ extension SQLiteRideStore {
     public func storeTotals(ride: Int64) throws(SQLiteFileError) {
         guard let summary = try summary(ride: ride) else { return }
         let statement = try prepare("UPDATE rides SET totals = ?1 WHERE id = ?2")
-        defer { sqlite3_finalize(statement) }
-        SQLiteCalls.bindText(statement, 1, summary.statistics.stored)
-        sqlite3_bind_int64(statement, 2, ride)
-        guard sqlite3_step(statement) == SQLITE_DONE else { throw error("store totals") }
+        defer { statement.finalize() }
+        statement.bind(1, summary.statistics.stored)
+        statement.bind(2, ride)
+        try statement.run("store totals")
     }
 
     /// Names a ride begun without a position from the first point that has one.
     private func name(ride: Int64, from point: RidePoint) throws(SQLiteFileError) {
         guard let position = point.position else { return }
         let statement = try prepare("UPDATE rides SET name = ?1 WHERE id = ?2")
-        defer { sqlite3_finalize(statement) }
+        defer { statement.finalize() }
         let start = Timestamp(secondsSince1970: Double(try scalar("SELECT CAST(start AS INTEGER) FROM rides WHERE id = \(ride)")))
-        SQLiteCalls.bindText(statement, 1, RideName.make(start: start, latitude: position.latitude, longitude: position.longitude,
+        statement.bind(1, RideName.make(start: start, latitude: position.latitude, longitude: position.longitude,
                                                           hiding: context.privacyZones))
-        sqlite3_bind_int64(statement, 2, ride)
-        guard sqlite3_step(statement) == SQLITE_DONE else { throw error("name a ride") }
+        statement.bind(2, ride)
+        try statement.run("name a ride")
         unplacedRide = nil
     }
 
@@ -527,17 +500,17 @@ extension SQLiteRideStore {
             INSERT OR REPLACE INTO devices (ride, sensor, kind, measures, name, manufacturer, model, serial, battery)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
             """)
-        defer { sqlite3_finalize(statement) }
-        sqlite3_bind_int64(statement, 1, ride)
-        SQLiteCalls.bindText(statement, 2, device.sensorID)
-        SQLiteCalls.bindText(statement, 3, device.kind.rawValue)
-        SQLiteCalls.bindText(statement, 4, device.measures.sorted().map(\.rawValue).joined(separator: ","))
-        bind(statement, 5, device.name)
-        bind(statement, 6, device.manufacturer)
-        bind(statement, 7, device.model)
-        bind(statement, 8, device.serialNumber)
-        bind(statement, 9, device.batteryPercent.map(Double.init))
-        guard sqlite3_step(statement) == SQLITE_DONE else { throw error("store a sensor") }
+        defer { statement.finalize() }
+        statement.bind(1, ride)
+        statement.bind(2, device.sensorID)
+        statement.bind(3, device.kind.rawValue)
+        statement.bind(4, device.measures.sorted().map(\.rawValue).joined(separator: ","))
+        statement.bind(5, orNull: device.name)
+        statement.bind(6, orNull: device.manufacturer)
+        statement.bind(7, orNull: device.model)
+        statement.bind(8, orNull: device.serialNumber)
+        statement.bind(9, orNull: device.batteryPercent.map(Double.init))
+        try statement.run("store a sensor")
     }
 
     /// Notes that a closed ride was exported in `format` (for `rides list`, and so the size limit removes exported
@@ -598,21 +571,21 @@ extension SQLiteRideStore {
             SELECT ride, service, state, attempts, next_attempt, upload_id, activity_id, activity_url, detail FROM uploads
             \(ride.map { "WHERE ride = \($0)" } ?? "") ORDER BY ride, service
             """)
-        defer { sqlite3_finalize(statement) }
+        defer { statement.finalize() }
         var jobs: [UploadJob] = []
-        while try step(statement, "read the upload queue") {
+        while try statement.nextRow("read the upload queue") {
             // A row no release wrote (a hand edit, a later release's site) is left alone.
-            guard let service = UploadService(rawValue: text(statement, 1)), let state = UploadJob.State(rawValue: text(statement, 2)) else {
+            guard let service = UploadService(rawValue: statement.text(1)), let state = UploadJob.State(rawValue: statement.text(2)) else {
                 continue
             }
-            var job = UploadJob(ride: sqlite3_column_int64(statement, 0), service: service)
+            var job = UploadJob(ride: statement.int64(0), service: service)
             job.state = state
-            job.attempts = Int(sqlite3_column_int64(statement, 3))
-            job.nextAttempt = optionalDouble(statement, 4).map { Timestamp(secondsSince1970: $0) }
-            job.uploadID = optionalText(statement, 5)
-            job.activityID = optionalText(statement, 6)
-            job.activityURL = optionalText(statement, 7)
-            job.detail = optionalText(statement, 8)
+            job.attempts = Int(statement.int64(3))
+            job.nextAttempt = statement.optionalDouble(4).map { Timestamp(secondsSince1970: $0) }
+            job.uploadID = statement.optionalText(5)
+            job.activityID = statement.optionalText(6)
+            job.activityURL = statement.optionalText(7)
+            job.detail = statement.optionalText(8)
             jobs.append(job)
         }
         return jobs
@@ -624,24 +597,16 @@ extension SQLiteRideStore {
             INSERT OR REPLACE INTO uploads (ride, service, state, attempts, next_attempt, upload_id, activity_id, activity_url, detail)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
-        defer { sqlite3_finalize(statement) }
-        sqlite3_bind_int64(statement, 1, job.ride)
-        bind(statement, 2, job.service.rawValue)
-        bind(statement, 3, job.state.rawValue)
-        sqlite3_bind_int64(statement, 4, Int64(job.attempts))
-        bind(statement, 5, job.nextAttempt?.secondsSince1970)
-        bind(statement, 6, job.uploadID)
-        bind(statement, 7, job.activityID)
-        bind(statement, 8, job.activityURL)
-        bind(statement, 9, job.detail)
-        guard sqlite3_step(statement) == SQLITE_DONE else { throw error("write the upload queue") }
-    }
-
-    private func optionalText(_ statement: OpaquePointer, _ column: Int32) -> String? {
-        sqlite3_column_type(statement, column) == SQLITE_NULL ? nil : text(statement, column)
-    }
-
-    private func optionalDouble(_ statement: OpaquePointer, _ column: Int32) -> Double? {
-        sqlite3_column_type(statement, column) == SQLITE_NULL ? nil : sqlite3_column_double(statement, column)
+        defer { statement.finalize() }
+        statement.bind(1, job.ride)
+        statement.bind(2, orNull: job.service.rawValue)
+        statement.bind(3, orNull: job.state.rawValue)
+        statement.bind(4, Int64(job.attempts))
+        statement.bind(5, orNull: job.nextAttempt?.secondsSince1970)
+        statement.bind(6, orNull: job.uploadID)
+        statement.bind(7, orNull: job.activityID)
+        statement.bind(8, orNull: job.activityURL)
+        statement.bind(9, orNull: job.detail)
+        try statement.run("write the upload queue")
     }
 }
