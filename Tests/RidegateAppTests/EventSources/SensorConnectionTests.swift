@@ -52,7 +52,11 @@ import Testing
         let peripheral = SimulatedSensorPeripheral(descriptor: link.peripheral, behaviour: .init(requirePairing: true), loop: loop)
         let peripheralTask = Task(executorPreference: loop) { await peripheral.run() }
         let connection = SensorConnection(sensor: .strap("s1"), bearer: link.client, clock: SystemClock(), logger: CapturingLogHandler().logger())
-        let reason = await connection.run(emit: { _ in })
+        // Cut off after 10 s: a session that never asks for what needs pairing would otherwise wait forever.
+        let session = Task(executorPreference: loop) { await connection.run(emit: { _ in }) }
+        let deadline = Task { try await TestTime.pause(10); session.cancel() }
+        let reason = await session.value
+        deadline.cancel()
         #expect(reason == .peer(request: 0x12, handle: 7, code: .insufficientAuthentication))
         #expect(reason.description.contains("requires pairing"))
         peripheralTask.cancel()

@@ -54,6 +54,22 @@ import Testing
         #expect(try store.points(ride: rides[0].id).isEmpty)
     }
 
+    @Test("A ride keeps the FTP and power zones it was ridden with: a config read later (another FTP, or none) does not change its zones")
+    func ridesKeepTheirFTP() throws {
+        let file = path()
+        let ridden = ZoneBoundaries.power(ftp: 250)
+        let id: Int64
+        do {
+            let store = try SQLiteRideStore(path: file, context: RideStatistics.Context(powerZones: ridden, ftp: 250))
+            try store.record((0..<30).map { point(Double($0), distance: Double($0) * 5) })
+            id = try #require(try store.rides().first?.id)
+        }
+        for later in [RideStatistics.Context(), RideStatistics.Context(powerZones: ZoneBoundaries.power(ftp: 180), ftp: 180)] {
+            let context = try SQLiteRideStore(path: file, context: later).context(ride: id)
+            #expect(context.ftp == 250 && context.powerZones == ridden, "\(context)")
+        }
+    }
+
     @Test("A ride ends queued for its training sites in the same commit: a queue that cannot be written leaves it open, never ended unqueued")
     func endAndQueueInOneCommit() throws {
         let file = path()
