@@ -360,7 +360,10 @@ extension MosquittoConnection {
     /// Reads what the broker sent until the socket would block, and hands over the acknowledgements it brought
     /// in one event; a failure closes the connection (see `noticeClosed`), after them.
     private func readAnswers() {
-        updateLink { $0.lastRead = SystemClock.monotonicSeconds() }
+        updateLink { link in
+            link.lastRead = SystemClock.monotonicSeconds()
+            link.readsDeferred = false // read now: the flush after it has nothing left to read first
+        }
         let rc = mosquitto_loop_read(handle, 1)
         let systemError = errno
         let answers = answersRead
