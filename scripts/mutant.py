@@ -9,12 +9,16 @@ file's path (a unit file, a shell script, a test). Tests are searched only when 
 
     mutant.py check TREE            every entry found exactly once (exit 1 and the stale names otherwise)
     mutant.py apply NAME TREE DEST  the breakage NAME, found in TREE's files, written into the copy DEST
+    mutant.py suites NAME           the suites docs/mutants.md says kill NAME, as a `swift test --filter`
+                                    pattern (nothing when its row names no suite, or it has no row)
 """
+import re
 import pathlib
 import subprocess
 import sys
 
 LIST = pathlib.Path(__file__).with_name("mutants.list")
+TABLE = LIST.parent.parent / "docs" / "mutants.md"
 
 
 def entries():
@@ -91,6 +95,15 @@ def locate(entry, texts):
     return matches[0]
 
 
+def killing_suites(name):
+    """The `…Tests` names in the third column of the docs table's row that names the mutant, in order."""
+    for line in TABLE.read_text().splitlines():
+        cells = line.split(" | ")
+        if len(cells) >= 3 and f"`{name}`" in cells[0]:
+            return list(dict.fromkeys(re.findall(r"`(\w+Tests)`", cells[2])))
+    return []
+
+
 def main(argv):
     if len(argv) == 3 and argv[1] == "check":
         texts = tree_files(pathlib.Path(argv[2]))
@@ -114,6 +127,9 @@ def main(argv):
         text = texts[path]
         (dest / path).write_text(text[:at] + entry["replace"] + text[at + len(entry["find"]):])
         print(path)
+        return 0
+    if len(argv) == 3 and argv[1] == "suites":
+        print("|".join(killing_suites(argv[2])))
         return 0
     print(__doc__, file=sys.stderr)
     return 2
