@@ -102,17 +102,23 @@ public final class ResilientSpool: ReadingStore, @unchecked Sendable {
     }
 
     public func pending(after afterID: Int64, limit: Int) throws(SQLiteFileError) -> [SQLiteSpool.Entry] {
-        var stored: [SQLiteSpool.Entry] = []
-        if let disk {
-            do {
-                stored = try disk.pending(after: afterID, limit: limit)
-            } catch {
-                degrade(error)
-                stored = []
-            }
-        }
+        let stored = storedPending(after: afterID, limit: limit)
         let waiting = memory.lazy.filter { $0.id > afterID }.prefix(limit)
         return Array((stored + waiting).sorted { $0.id < $1.id }.prefix(limit))
+    }
+
+    /// The file's part of the backlog. A damaged page met on the way is salvaged (`degrade`) and the read is made
+    /// again in the new file, so the replay goes on with what was saved rather than ending at the damage.
+    private func storedPending(after afterID: Int64, limit: Int) -> [SQLiteSpool.Entry] {
+        for _ in 0..<2 {
+            guard let disk else { return [] }
+            do {
+                return try disk.pending(after: afterID, limit: limit)
+            } catch {
+                degrade(error)
+            }
+        }
+        return []
     }
 
     public func depth() -> Int64 { (disk?.depth() ?? 0) + Int64(memory.count) }

@@ -16,13 +16,15 @@ public final class SQLiteSpool: @unchecked Sendable {
 
     public let path: String
     private var db: OpaquePointer?
-    private var insert: OpaquePointer?
-    private var delete: OpaquePointer?
-    private var saveSequence: OpaquePointer?
+    /// The statements every reading runs, prepared once (nil once the file is closed).
+    private var insert: SQLiteStatement?
+    private var delete: SQLiteStatement?
+    private var saveSequence: SQLiteStatement?
+    private var saveBound: SQLiteStatement?
     /// BEGIN IMMEDIATE and COMMIT, prepared once: every loop turn that publishes or is acknowledged runs a
     /// transaction, and parsing their SQL each time was a visible part of the 10 Hz GPS profile.
-    private var begin: OpaquePointer?
-    private var commit: OpaquePointer?
+    private var begin: SQLiteStatement?
+    private var commit: SQLiteStatement?
     public let maximumBytes: Int64
     /// Readings dropped (oldest first) because the spool was full.
     public private(set) var dropped: Int64 = 0
@@ -31,7 +33,6 @@ public final class SQLiteSpool: @unchecked Sendable {
     /// The id the next reading gets: above every id this file ever gave out, delivered ones included.
     private var nextID: Int64 = 1
     private var durability = SpoolDurability(stored: [:])
-    private var saveBound: OpaquePointer?
 
     /// The `sequence` row that keeps the highest id given out (no topic is empty). It shares its page with
     /// the topics' `seq` rows, which a reading's transaction writes anyway: AUTOINCREMENT kept the same number
@@ -117,7 +118,7 @@ public final class SQLiteSpool: @unchecked Sendable {
                 try transaction(synced: true) { () throws(SQLiteFileError) in try execute("UPDATE counters SET value = 1 WHERE name = 'clean'") }
             } catch {}
         }
-        for statement in [insert, delete, saveSequence, saveBound, begin, commit] { sqlite3_finalize(statement) }
+        for statement in [insert, delete, saveSequence, saveBound, begin, commit] { statement?.finalize() }
         (insert, delete, saveSequence, saveBound, begin, commit) = (nil, nil, nil, nil, nil, nil)
         sqlite3_close(db)
         db = nil
@@ -234,9 +235,9 @@ public final class SQLiteSpool: @unchecked Sendable {
         guard !ids.isEmpty else { return }
         guard let delete else { throw SQLiteFileError(path: path, operation: "delete", message: "closed") }
         for id in ids {
-            sqlite3_reset(delete)
-            sqlite3_bind_int64(delete, 1, id)
-            guard sqlite3_step(delete) == SQLITE_DONE else { throw error("delete") }
+            delete.reset()
+            delete.bind(1, id)
+            try delete.run("delete")
         }
         removalsSinceLowWater += ids.count
         if removalsSinceLowWater >= 100 {
@@ -245,17 +246,17 @@ public final class SQLiteSpool: @unchecked Sendable {
         }
     }
 
-    /// Readings waiting, oldest first, after `afterID`.
+    /// Readings waiting, oldest first, after `afterID`. A page found damaged on the way is an error, never the
+    /// end of the backlog: the replay would take the readings behind it for delivered.
     public func pending(after afterID: Int64 = 0, limit: Int = 500) throws(SQLiteFileError) -> [Entry] {
         let statement = try prepare("SELECT id, topic, payload, qos, retain FROM spool WHERE id > ?1 ORDER BY id LIMIT ?2")
-        defer { sqlite3_finalize(statement) }
-        sqlite3_bind_int64(statement, 1, afterID)
-        sqlite3_bind_int64(statement, 2, Int64(limit))
+        defer { statement.finalize() }
+        statement.bind(1, afterID)
+        statement.bind(2, Int64(limit))
         var entries: [Entry] = []
-        while sqlite3_step(statement) == SQLITE_ROW {
-            entries.append(Entry(id: sqlite3_column_int64(statement, 0), topic: columnText(statement, 1),
-                                 payload: columnText(statement, 2), qos: Int(sqlite3_column_int(statement, 3)),
-                                 retain: sqlite3_column_int(statement, 4) != 0))
+        while try statement.nextRow("read the backlog") {
+            entries.append(Entry(id: statement.int64(0), topic: statement.text(1), payload: statement.text(2),
+                                 qos: Int(statement.int64(3)), retain: statement.int64(4) != 0))
         }
         return entries
     }
@@ -281,10 +282,10 @@ public final class SQLiteSpool: @unchecked Sendable {
 
     private func rows(_ table: String) throws(SQLiteFileError) -> [String: Int] {
         let statement = try prepare("SELECT topic, value FROM \(table) WHERE topic <> '\(Self.highestIDRow)'")
-        defer { sqlite3_finalize(statement) }
+        defer { statement.finalize() }
         var result: [String: Int] = [:]
-        while sqlite3_step(statement) == SQLITE_ROW {
-            result[columnText(statement, 0)] = Int(sqlite3_column_int64(statement, 1))
+        while try statement.nextRow("read \(table)") {
+            result[statement.text(0)] = Int(statement.int64(1))
         }
         return result
     }
@@ -306,12 +307,12 @@ public final class SQLiteSpool: @unchecked Sendable {
         try write(value, for: topic, with: saveSequence)
     }
 
-    private func write(_ value: Int, for topic: String, with statement: OpaquePointer?) throws(SQLiteFileError) {
+    private func write(_ value: Int, for topic: String, with statement: SQLiteStatement?) throws(SQLiteFileError) {
         guard let statement else { throw SQLiteFileError(path: path, operation: "save sequence", message: "closed") }
-        sqlite3_reset(statement)
-        bindText(statement, 1, topic)
-        sqlite3_bind_int64(statement, 2, Int64(value))
-        guard sqlite3_step(statement) == SQLITE_DONE else { throw error("save sequence") }
+        statement.reset()
+        statement.bind(1, topic)
+        statement.bind(2, Int64(value))
+        try statement.run("save sequence")
     }
 
     private func saveHighestID(_ id: Int64) throws(SQLiteFileError) {
@@ -321,13 +322,13 @@ public final class SQLiteSpool: @unchecked Sendable {
     /// Inside a transaction: one reading, under the id given.
     private func insert(_ id: Int64, _ topic: String, _ payload: String, qos: Int, retain: Bool, operation: String) throws(SQLiteFileError) {
         guard let insert else { throw SQLiteFileError(path: path, operation: operation, message: "closed") }
-        sqlite3_reset(insert)
-        sqlite3_bind_int64(insert, 1, id)
-        bindText(insert, 2, topic)
-        bindText(insert, 3, payload)
-        sqlite3_bind_int(insert, 4, Int32(qos))
-        sqlite3_bind_int(insert, 5, retain ? 1 : 0)
-        guard sqlite3_step(insert) == SQLITE_DONE else { throw error(operation) }
+        insert.reset()
+        insert.bind(1, id)
+        insert.bind(2, topic)
+        insert.bind(3, payload)
+        insert.bind(4, Int64(qos))
+        insert.bind(5, retain)
+        try insert.run(operation)
     }
 
     // MARK: size limit: drop oldest, count it
@@ -365,19 +366,16 @@ public final class SQLiteSpool: @unchecked Sendable {
         }
     }
 
-    private func step(_ statement: OpaquePointer?, _ operation: String) throws(SQLiteFileError) {
+    private func step(_ statement: SQLiteStatement?, _ operation: String) throws(SQLiteFileError) {
         guard let statement else { throw SQLiteFileError(path: path, operation: operation, message: "closed") }
-        defer { sqlite3_reset(statement) }
-        guard sqlite3_step(statement) == SQLITE_DONE else { throw error(operation) }
+        defer { statement.reset() }
+        try statement.run(operation)
     }
 
     /// What the spool's page cache holds now, in bytes: bounded however large the file grows.
     public var pageCacheBytes: Int { SQLiteCalls.pageCacheBytes(db) }
 
     private func execute(_ sql: String) throws(SQLiteFileError) { try SQLiteCalls.execute(db, sql, path: path) }
-    private func prepare(_ sql: String) throws(SQLiteFileError) -> OpaquePointer { try SQLiteCalls.prepare(db, sql, path: path) }
+    private func prepare(_ sql: String) throws(SQLiteFileError) -> SQLiteStatement { try SQLiteStatement(db, sql, path: path) }
     private func scalar(_ sql: String) throws(SQLiteFileError) -> Int64 { try SQLiteCalls.scalar(db, sql, path: path) }
-    private func error(_ operation: String) -> SQLiteFileError { SQLiteCalls.error(db, operation, path: path) }
-    private func bindText(_ statement: OpaquePointer, _ index: Int32, _ text: String) { SQLiteCalls.bindText(statement, index, text) }
-    private func columnText(_ statement: OpaquePointer, _ column: Int32) -> String { SQLiteCalls.text(statement, column) }
 }

@@ -65,6 +65,24 @@ import Testing
         #expect(spool.mode == "disk")
     }
 
+    @Test("Pages damaged after the spool was opened and checked: the backlog's read meets them, the file is salvaged, and the replay goes on with what was saved instead of ending at the damage")
+    func pagesDamagedWhileOpen() throws {
+        let dir = directory()
+        let file = dir + "/spool.sqlite"
+        // About 700 KiB of readings: more than the 256 KiB page cache, so the check at open leaves the early
+        // pages to be read from the file again.
+        try writeSpool(file, count: 3000)
+        let spool = ResilientSpool(path: file, maximumBytes: 200 * 1024 * 1024, logger: CapturingLogHandler().logger())
+        #expect(spool.recoveries == 0)
+        try overwrite(file, at: 200 * 1024, count: 8 * 1024, with: 0x5A)
+        let pending = try spool.pending(after: 0, limit: 5000)
+        #expect(spool.recoveries == 1)
+        #expect(pending.allSatisfy { $0.payload == payload(Int($0.id)) })
+        // Readings from both sides of the damage: the read did not stop at it.
+        #expect(pending.last?.id == 3000, "read up to \(pending.last?.id ?? 0)")
+        #expect(Int64(pending.count) + spool.dropped == 3000, "read \(pending.count), dropped \(spool.dropped)")
+    }
+
     @Test("The newest readings' pages destroyed: only the file's record of its highest id tells how many were lost; they are counted")
     func newestPagesDestroyed() throws {
         let dir = directory()
