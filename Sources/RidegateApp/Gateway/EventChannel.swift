@@ -12,6 +12,9 @@ final class EventChannel<Element: Sendable>: Sendable {
     /// No more events: the consumer gets what is buffered, then nil.
     func finish() { handoff.finish() }
 
+    /// Whether the consumer is parked in `next()` (tests wait for it rather than sleep).
+    var consumerIsWaiting: Bool { handoff.consumerIsWaiting }
+
     /// The next event, or nil once finished and drained, or when the consumer's task is cancelled.
     func next() async -> Element? {
         // Only `finish(throwing:)` makes a handoff throw, and nothing here calls it.

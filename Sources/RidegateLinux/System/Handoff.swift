@@ -95,6 +95,9 @@ public final class Handoff<Element: Sendable>: Sendable {
         onTermination?()
     }
 
+    /// Whether the consumer is parked in `next()`, waiting for an element (what a test waits for before it sends).
+    public var consumerIsWaiting: Bool { state.withLock { $0.waiter != nil } }
+
     /// The next element; nil after the end or once terminated; the sender's error after the last element.
     @inlinable public func next() async throws -> Element? {
         switch state.withLock(Self.answer) {

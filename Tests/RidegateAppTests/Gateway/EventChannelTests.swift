@@ -65,13 +65,13 @@ struct EventChannelTests {
     func waitingConsumerEnds() async {
         let cancelled = EventChannel<Int>()
         let waiting = Task { await cancelled.next() }
-        try? await Task.sleep(nanoseconds: 50_000_000)
+        await parked(cancelled)
         waiting.cancel()
         #expect(await waiting.value == nil)
 
         let finished = EventChannel<Int>()
         let waiter = Task { await finished.next() }
-        try? await Task.sleep(nanoseconds: 50_000_000)
+        await parked(finished)
         finished.finish()
         #expect(await waiter.value == nil)
     }
@@ -80,8 +80,13 @@ struct EventChannelTests {
     func waitingConsumerGetsTheEvent() async {
         let channel = EventChannel<Int>()
         let waiter = Task { await channel.next() }
-        try? await Task.sleep(nanoseconds: 50_000_000)
+        await parked(channel)
         channel.send(7)
         #expect(await waiter.value == 7)
+    }
+
+    /// Returns once the consumer waits in `next()`: what follows then meets a parked consumer, however loaded the machine.
+    private func parked(_ channel: EventChannel<Int>) async {
+        while !channel.consumerIsWaiting { await Task.yield() }
     }
 }
