@@ -199,7 +199,9 @@ import Testing
                                        retryInterval: 5, logger: log.logger(), now: { clock.current })
             // Fill the filesystem to the last byte.
             let filler = mountPoint + "/filler"
-            let fd = open(filler, O_WRONLY | O_CREAT, 0o600)
+            // Close-on-exec: a child another test spawns meanwhile (a broker, a daemon) would otherwise keep the
+            // filler open, and its space would not come back when it is removed.
+            let fd = open(filler, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
             let block = [UInt8](repeating: 1, count: 4096)
             while block.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) > 0 {}
             close(fd)
