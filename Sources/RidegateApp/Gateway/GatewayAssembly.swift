@@ -84,7 +84,7 @@ public enum GatewayAssembly {
         return DeviceID.from(hostname: host)
     }
 
-    /// The ride log in the state directory (`rides.sqlite`), announcing finished rides through the MQTT sink
+    /// The ride log in the state directory (`rides.sqlite`), announcing finished rides through `MQTTSink`
     /// among `outputs`. Opened (checked, salvaged, retried) by the sink on its own worker. With training sites
     /// configured, the uploader that works its upload queue comes with it.
     package static func rideLog(_ config: GatewayConfig, version: String, outputs: [any EffectSink], health: HealthFields, loop: EventLoop,

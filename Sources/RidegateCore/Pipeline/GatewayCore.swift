@@ -23,7 +23,7 @@ public struct GatewayCore: Sendable {
                           warningLead: settings.sunsetWarningLead)
     }
 
-    /// Sequence counters persisted across restarts by the MQTT sink's store.
+    /// Sequence counters persisted across restarts by `MQTTSink`'s store (the spool).
     public mutating func restoreSequences(_ values: [String: Int]) { ledger.restore(values) }
     public var sequences: [String: Int] { ledger.sequences }
     /// What the parts hold now, read-only: readings held back per topic, the ride's totals, the zone shown, GPS time, the sunset warning.

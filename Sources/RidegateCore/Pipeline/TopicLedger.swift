@@ -1,5 +1,5 @@
 /// Per topic: the last sequence number given (`seq`, from 1, never reused: restored at start from what the
-/// MQTT sink's store kept), when a rate-limited topic last went out and how many of its readings were held back,
+/// `MQTTSink`'s store kept), when a rate-limited topic last went out and how many of its readings were held back,
 /// and when a periodic message last went (`position`, `ride`, `health`, the clock samples); and when a
 /// problem that repeats was last said.
 public struct TopicLedger: Sendable {
