@@ -118,22 +118,35 @@ import Testing
         await loop.sleep(seconds: 0.1)
         #expect(SystemClock.monotonicSeconds() - start >= 0.1)
 
-        let long = Task { () -> Double in
+        // Each sleep is waited for 10 s at most: one that ignores its cancellation may never end, and must fail
+        // the test rather than hold the suite.
+        let long = Locked<Double?>(nil)
+        let sleeping = Task {
             let begin = SystemClock.monotonicSeconds()
             await loop.sleep(seconds: 600)
-            return SystemClock.monotonicSeconds() - begin
+            long.withLock { $0 = SystemClock.monotonicSeconds() - begin }
         }
         await loop.sleep(seconds: 0.05)
-        long.cancel()
-        #expect(await long.value < 60)
+        sleeping.cancel()
+        #expect(await ended(long, on: loop) < 10)
 
-        let already = Task { () -> Double in
+        let already = Locked<Double?>(nil)
+        Task {
             withUnsafeCurrentTask { $0?.cancel() }
             let begin = SystemClock.monotonicSeconds()
             await loop.sleep(seconds: 600)
-            return SystemClock.monotonicSeconds() - begin
+            already.withLock { $0 = SystemClock.monotonicSeconds() - begin }
         }
-        #expect(await already.value < 60)
+        #expect(await ended(already, on: loop) < 10)
+    }
+
+    /// How long a sleep lasted, once it has ended, or infinity if it is still asleep after 10 s.
+    private func ended(_ lasted: Locked<Double?>, on loop: EventLoop) async -> Double {
+        for _ in 0..<1000 {
+            if let seconds = lasted.withLock({ $0 }) { return seconds }
+            await loop.sleep(seconds: 0.01)
+        }
+        return .infinity
     }
 
     @Test("A job that queues itself forever starves nothing: a descriptor's handler and a timer still run between its turns")
