@@ -197,6 +197,18 @@ final class SimulatedSensorLink: SensorLink, @unchecked Sendable {
         for task in tasks { await task.value }
     }
 
+    @Test("A device advertising Cycling Power and CSC belongs to the power source while one is configured, whichever source finds it first; with none, a speed/cadence source may take it")
+    func powerMeterWithCSCBelongsToThePowerSource() {
+        let meter = SimulatedSensorLink.Device("D1:D2:D3:D4:D5:D6", name: "4iiii", services: [.power, .speedCadence])
+        let speedSensor = SimulatedSensorLink.Device("C1:C2:C3:C4:C5:C6", name: "Speed", services: [.speedCadence])
+        let withPower = SensorClaims(configuredKinds: [.heartRate, .power, .speedCadence])
+        #expect(withPower.belongsElsewhere(meter.advertising, searchedAs: .speedCadence))
+        #expect(!withPower.belongsElsewhere(meter.advertising, searchedAs: .power))
+        #expect(!withPower.belongsElsewhere(speedSensor.advertising, searchedAs: .speedCadence))
+        let withoutPower = SensorClaims(configuredKinds: [.heartRate, .speedCadence])
+        #expect(!withoutPower.belongsElsewhere(meter.advertising, searchedAs: .speedCadence))
+    }
+
     @Test("A named power meter: only a device advertising Cycling Power matches its pattern")
     func namePatternNeedsTheKindsService() {
         let strapNamedLikeAMeter = SimulatedSensorLink.Device("C1:C2:C3:C4:C5:C6", name: "4iiii strap", services: [.heartRate])
