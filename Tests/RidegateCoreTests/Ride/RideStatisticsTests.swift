@@ -1,3 +1,4 @@
+import Glibc
 import RidegateCore
 import Testing
 
@@ -49,6 +50,20 @@ import Testing
         #expect(
             try #require(RideStatistics.of(noPower, context: .init(rider: RiderProfile(weightKilograms: 60, age: 30, sex: .female)))?.calories)
                 < known)
+    }
+
+    @Test("A stop climbs nothing, whatever GPS altitude does meanwhile: 20 minutes at a café wandering 12 m up and down, slowly enough to pass for a road")
+    func standstillClimbsNothing() throws {
+        // Level while riding; while stopped (seconds 300–1 500) the altitude swings ±12 m over four minutes at a
+        // time (a city's multipath), and is back where it was when the ride goes on.
+        let points = Self.ride(1_800, stopped: 300..<1_500).map { point -> RidePoint in
+            var wandering = point
+            let second = point.time.secondsSince1970 - Self.start
+            if (300..<1_500).contains(second) { wandering.altitude = 1_600 + 12 * sin((second - 300) / 240 * 2 * .pi) }
+            return wandering
+        }
+        let s = try #require(RideStatistics.of(points))
+        #expect(s.ascentMeters < 1, "\(s.ascentMeters) m climbed standing still")
     }
 
     @Test("Time in zone from each second's reading")
