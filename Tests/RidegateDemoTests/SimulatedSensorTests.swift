@@ -26,16 +26,15 @@ struct SimulatedSensorTests {
             profile: profile, speed: 100, start: schedule, afterFirstFix: false, end: end, clock: SystemClock(),
             logger: log.logger(), loop: loop, signal: HeartRateSignal())
         let events = EventLog([])
-        let ended = Locked(false)
+        let ended = Observed(false)
         Task(executorPreference: loop) {
             await sensor.run(emit: events.append)
-            ended.withLock { $0 = true }
+            ended.update { $0 = true }
         }
         // Ten times the profile's readings: it held on while the ride was not over.
         let held = await events.wait(timeout: 30) { Self.measurements($0) >= 30 }
         #expect(Self.measurements(held) >= 30, "\(Self.measurements(held)) readings for a profile of 3 seconds")
         end.finish()
-        for _ in 0..<1000 where !ended.withLock({ $0 }) { await loop.sleep(seconds: 0.01) }
-        #expect(ended.withLock { $0 }, "the sensor still runs 10 s after the ride was over")
+        #expect(await ended.wait(timeout: 10) { $0 }, "the sensor still runs 10 s after the ride was over")
     }
 }
